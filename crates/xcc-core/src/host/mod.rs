@@ -1,0 +1,177 @@
+//! Host-side algorithms: congestion controllers (sender side) and feedback echoers (receiver
+//! side). They decide *how much* to send; the shared reliable transport in
+//! [`crate::transport`] decides *what* to send (new data or a retransmission) and when a loss
+//! happened, so window- and rate-based schemes are compared on the same footing (seed 002).
+//!
+//! Adding an algorithm: one file here, one variant in [`AnyController`] (and, if its receiver
+//! does more than copy the header back, one in [`AnyEchoer`]).
+
+pub mod newreno;
+
+use crate::time::{Dur, Time};
+use crate::wire::CongestionHeader;
+
+pub use newreno::{NewReno, NewRenoConfig};
+
+/// What one arriving ACK told the transport, handed to the controller after the transport has
+/// updated its own state (RTT estimator, scoreboard, bytes in flight).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct AckEvent {
+    /// Bytes newly covered by the cumulative ACK (zero for a duplicate ACK).
+    pub newly_acked_bytes: u64,
+    /// RTT sample from the echoed timestamp, if this ACK gave one.
+    pub rtt_sample: Option<Dur>,
+    /// Smoothed RTT after this sample (RFC 6298), zero before the first sample.
+    pub srtt: Dur,
+    /// Smallest RTT seen so far (the base RTT of delay-aware schemes).
+    pub min_rtt: Dur,
+    /// Bytes still in flight after this ACK.
+    pub bytes_in_flight: u64,
+    /// True while the transport is in loss or ECN recovery (windows must not grow then).
+    pub in_recovery: bool,
+}
+
+/// Why the transport asks the controller to back off. The transport guarantees at most one
+/// `Loss` or `Ecn` event per window of data (RFC 6582 `recover`, RFC 3168 section 6.1.2).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CongestionEvent {
+    /// Fast retransmit: a loss detected by duplicate ACKs or the SACK scoreboard.
+    Loss,
+    /// The receiver echoed CE.
+    Ecn,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// A sender's congestion controller. Every hook is optional except the ones that define the
+/// sending limit; all sizes are bytes.
+pub trait Controller {
+    /// An ACK arrived (new or duplicate). Called once per ACK after the transport's bookkeeping.
+    fn on_ack(&mut self, now: Time, ack: &AckEvent);
+    /// The transport detected congestion; `flight_size` is bytes in flight when it did.
+    fn on_congestion_event(&mut self, now: Time, event: CongestionEvent, flight_size: u64);
+    /// Recovery ended with a full ACK (RFC 6582 step 3); `flight_size` as of that ACK.
+    fn on_recovery_exit(&mut self, _now: Time, _flight_size: u64) {}
+    /// Explicit feedback echoed by the receiver on an ACK.
+    fn on_feedback(&mut self, _now: Time, _echo: &CongestionHeader) {}
+    /// A data segment of `bytes` payload was sent.
+    fn on_sent(&mut self, _now: Time, _bytes: u64) {}
+    /// Congestion window in bytes; `u64::MAX` when the scheme sets no window.
+    fn window_bytes(&self) -> u64;
+    /// Pacing rate in bit/s when the scheme is rate-based (or pacing is wanted).
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        None
+    }
+    /// Fills the congestion header of the next data packet.
+    fn stamp(&mut self, _now: Time, _hdr: &mut CongestionHeader) {}
+    /// The controller's own timer (e.g. a rate update), if armed.
+    fn poll_timeout(&self) -> Option<Time> {
+        None
+    }
+    /// Timer tick; early or repeated calls do nothing.
+    fn on_timeout(&mut self, _now: Time) {}
+    /// Slow-start threshold in bytes, for traces (`u64::MAX` if the scheme has none).
+    fn ssthresh_bytes(&self) -> u64 {
+        u64::MAX
+    }
+}
+
+/// Static dispatch over every sender algorithm.
+#[derive(Debug, Clone)]
+pub enum AnyController {
+    NewReno(NewReno),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $a:ident => $body:expr) => {
+        match $self {
+            AnyController::NewReno($a) => $body,
+        }
+    };
+}
+
+impl Controller for AnyController {
+    #[inline]
+    fn on_ack(&mut self, now: Time, ack: &AckEvent) {
+        dispatch!(self, a => a.on_ack(now, ack))
+    }
+    fn on_congestion_event(&mut self, now: Time, event: CongestionEvent, flight_size: u64) {
+        dispatch!(self, a => a.on_congestion_event(now, event, flight_size))
+    }
+    fn on_recovery_exit(&mut self, now: Time, flight_size: u64) {
+        dispatch!(self, a => a.on_recovery_exit(now, flight_size))
+    }
+    #[inline]
+    fn on_feedback(&mut self, now: Time, echo: &CongestionHeader) {
+        dispatch!(self, a => a.on_feedback(now, echo))
+    }
+    #[inline]
+    fn on_sent(&mut self, now: Time, bytes: u64) {
+        dispatch!(self, a => a.on_sent(now, bytes))
+    }
+    #[inline]
+    fn window_bytes(&self) -> u64 {
+        dispatch!(self, a => a.window_bytes())
+    }
+    #[inline]
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        dispatch!(self, a => a.pacing_rate_bps())
+    }
+    #[inline]
+    fn stamp(&mut self, now: Time, hdr: &mut CongestionHeader) {
+        dispatch!(self, a => a.stamp(now, hdr))
+    }
+    fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, a => a.poll_timeout())
+    }
+    fn on_timeout(&mut self, now: Time) {
+        dispatch!(self, a => a.on_timeout(now))
+    }
+    fn ssthresh_bytes(&self) -> u64 {
+        dispatch!(self, a => a.ssthresh_bytes())
+    }
+}
+
+/// Receiver side: turns the congestion headers of arriving data into the header echoed on ACKs.
+pub trait Echoer {
+    /// A data packet arrived carrying `hdr`.
+    fn on_data(&mut self, now: Time, hdr: &CongestionHeader);
+    /// The header to put on the next ACK.
+    fn echo(&mut self, now: Time) -> CongestionHeader;
+}
+
+/// Echoes the most recent header unchanged (what XCP, RCP and TCP receivers do).
+#[derive(Debug, Clone, Default)]
+pub struct PlainEcho {
+    last: CongestionHeader,
+}
+
+impl Echoer for PlainEcho {
+    fn on_data(&mut self, _now: Time, hdr: &CongestionHeader) {
+        self.last = *hdr;
+    }
+    fn echo(&mut self, _now: Time) -> CongestionHeader {
+        self.last
+    }
+}
+
+/// Static dispatch over every receiver algorithm.
+#[derive(Debug, Clone)]
+pub enum AnyEchoer {
+    Plain(PlainEcho),
+}
+
+impl Echoer for AnyEchoer {
+    #[inline]
+    fn on_data(&mut self, now: Time, hdr: &CongestionHeader) {
+        match self {
+            AnyEchoer::Plain(e) => e.on_data(now, hdr),
+        }
+    }
+    #[inline]
+    fn echo(&mut self, now: Time) -> CongestionHeader {
+        match self {
+            AnyEchoer::Plain(e) => e.echo(now),
+        }
+    }
+}

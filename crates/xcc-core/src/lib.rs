@@ -1,0 +1,27 @@
+//! # xcc-core: congestion control without I/O
+//!
+//! Every algorithm of xcclab lives here once, as plain state machines in the sans-IO style of
+//! smoltcp and quinn-proto: no clock, no socket, no simulator. A *driver* (the discrete-event
+//! simulator in `xcc-sim`, the TUN router of the real-network mode, or the tiny
+//! [`harness`] used in tests) feeds them packets and the current time and pulls out what they
+//! want to send and when they next want to be woken.
+//!
+//! - [`time`]: integer nanosecond `Time` and `Dur`.
+//! - [`wire`]: header values and their exact byte encodings.
+//! - [`packet`]: the packet the drivers move.
+//! - [`link`]: router side, one algorithm per output link (DropTail, RED, ...).
+//! - [`host`]: sender controllers (NewReno, ...) and receiver echoers.
+//! - [`transport`]: the one reliable transport every host algorithm runs on.
+//! - [`harness`]: two endpoints and a link on a virtual clock, with no simulator.
+
+pub mod harness;
+pub mod host;
+pub mod link;
+pub mod packet;
+pub mod rng;
+pub mod time;
+pub mod transport;
+pub mod wire;
+
+pub use packet::{FlowId, Packet};
+pub use time::{Dur, Time};

@@ -1,0 +1,57 @@
+//! Transport parameters, with the defaults of the RFCs and the papers' simulators.
+
+use crate::time::Dur;
+
+/// Delayed-ACK policy (RFC 5681 section 4.2: at least every second full segment, within 500 ms).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DelayedAck {
+    /// Acknowledge at the latest after this many in-order segments (RFC 5681: 2).
+    pub every_segments: u32,
+    /// ... or after this long (Linux: 40 ms; ns-2 `interval_`: 100 ms).
+    pub max_delay: Dur,
+}
+
+/// Per-flow transport configuration, shared by both ends.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct TransportConfig {
+    /// Payload bytes per full segment.
+    pub mss_bytes: u32,
+    /// Header bytes added to every packet on the wire (IPv4 + TCP = 40). A pure ACK is this size.
+    pub header_bytes: u32,
+    /// Mark data ECT(0) and react to ECN-Echo (RFC 3168).
+    pub ecn: bool,
+    /// Receiver sends SACK blocks and the sender uses them for loss detection.
+    pub sack: bool,
+    /// `None`: one ACK per data segment (ns-2's default sink).
+    pub delayed_ack: Option<DelayedAck>,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RTO before the first RTT sample (RFC 6298: 1 s).
+    pub initial_rto: Dur,
+    /// Lower bound of the RTO (RFC 6298 says 1 s; ns-2 and Linux use 200 ms).
+    pub min_rto: Dur,
+    /// Upper bound of the backed-off RTO (RFC 6298: at least 60 s).
+    pub max_rto: Dur,
+    /// Clock granularity G of RFC 6298 (RTO = SRTT + max(G, 4 RTTVAR)).
+    pub clock_granularity: Dur,
+    /// Pace window-based senders at cwnd/srtt (rate-based controllers always pace).
+    pub pace_windowed: bool,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            mss_bytes: 1460,
+            header_bytes: 40,
+            ecn: false,
+            sack: true,
+            delayed_ack: None,
+            dupthresh: 3,
+            initial_rto: Dur::from_secs(1),
+            min_rto: Dur::from_ms(200),
+            max_rto: Dur::from_secs(60),
+            clock_granularity: Dur::from_ms(1),
+            pace_windowed: false,
+        }
+    }
+}

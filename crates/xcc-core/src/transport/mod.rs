@@ -1,0 +1,24 @@
+//! The one reliable transport every host algorithm runs on.
+//!
+//! [`Sender`] numbers segments, keeps the retransmission scoreboard, measures RTT (RFC 6298 with
+//! RFC 7323-style timestamps), detects losses by duplicate ACKs (RFC 6582 NewReno recovery) or,
+//! with SACK on, by the scoreboard (RFC 6675 style), runs the retransmission timer, reacts to
+//! ECN-Echo at most once per window (RFC 3168), and paces when the controller gives a rate.
+//! The [`crate::host::Controller`] only decides the window or the rate.
+//!
+//! [`Receiver`] delivers in order, acknowledges cumulatively with SACK blocks, echoes CE until
+//! CWR, optionally delays ACKs (RFC 5681 section 4.2), and echoes the congestion header through
+//! its [`crate::host::Echoer`].
+//!
+//! No handshake: like ns-2's one-way agents (which produced the papers' numbers), a flow starts
+//! sending at once and both ends know the configuration (ECN capability included).
+
+mod config;
+mod receiver;
+mod rtt;
+mod sender;
+
+pub use config::{DelayedAck, TransportConfig};
+pub use receiver::{Receiver, ReceiverStats};
+pub use rtt::RttEstimator;
+pub use sender::{Sender, SenderStats};

@@ -1,0 +1,32 @@
+//! Bytes and meaning, kept apart (style.md, habit 5).
+//!
+//! Each header has a `Repr` value type (what the state machines use) and a byte encoding with
+//! `parse`/`emit` (what the real-network mode puts on the wire and what pcap export writes).
+//! The simulator passes `Repr` values; it never encodes.
+
+pub mod congestion;
+pub mod ecn;
+pub mod segment;
+
+pub use congestion::CongestionHeader;
+pub use ecn::Ecn;
+pub use segment::{Flags, SackBlock, Segment, SegmentKind};
+
+/// Why a byte buffer could not be parsed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WireError {
+    /// The buffer is shorter than the header says it is.
+    Truncated,
+    /// A field holds a value the format does not allow (unknown kind, bad length, ...).
+    Malformed,
+}
+
+impl core::fmt::Display for WireError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            WireError::Truncated => write!(f, "buffer too short for the header"),
+            WireError::Malformed => write!(f, "header field holds a value the format forbids"),
+        }
+    }
+}
+impl std::error::Error for WireError {}
