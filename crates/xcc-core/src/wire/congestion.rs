@@ -74,3 +74,59 @@ impl CongestionHeader {
         Ok((hdr, SHIM_LEN + len))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `None` adds nothing to a packet's size (`wire_len` 0: plain TCP carries no shim), and its
+    /// shim framing, when emitted, is `proto 0, len 0` and parses back.
+    #[test]
+    fn none_round_trips_with_zero_wire_length() {
+        let h = CongestionHeader::None;
+        assert_eq!(h.wire_len(), 0);
+        assert_eq!(h.body_len(), 0);
+        assert_eq!(h.proto(), proto::NONE);
+        assert_eq!(CongestionHeader::default(), CongestionHeader::None);
+
+        let mut buf = [0xEEu8; 8];
+        assert_eq!(h.emit(&mut buf), Ok(SHIM_LEN));
+        assert_eq!(buf[..SHIM_LEN], [proto::NONE, 0]);
+        assert_eq!(buf[SHIM_LEN..], [0xEE; 6], "emit must not write past the header");
+        // Trailing bytes (the rest of the packet) are not consumed.
+        assert_eq!(CongestionHeader::parse(&buf), Ok((CongestionHeader::None, SHIM_LEN)));
+        assert_eq!(
+            CongestionHeader::parse(&buf[..SHIM_LEN]),
+            Ok((CongestionHeader::None, SHIM_LEN))
+        );
+    }
+
+    #[test]
+    fn emit_into_short_buffer_is_truncated() {
+        let h = CongestionHeader::None;
+        assert_eq!(h.emit(&mut []), Err(WireError::Truncated));
+        assert_eq!(h.emit(&mut [0u8; 1]), Err(WireError::Truncated));
+    }
+
+    #[test]
+    fn unknown_proto_or_bad_length_is_malformed() {
+        for p in [1u8, 7, 0x80, 0xFF] {
+            assert_eq!(CongestionHeader::parse(&[p, 0]), Err(WireError::Malformed), "proto {p}");
+            assert_eq!(CongestionHeader::parse(&[p, 2, 9, 9]), Err(WireError::Malformed));
+        }
+        // A known protocol with the wrong body length: None has no body.
+        assert_eq!(CongestionHeader::parse(&[proto::NONE, 1, 0]), Err(WireError::Malformed));
+        assert_eq!(CongestionHeader::parse(&[proto::NONE, 3, 1, 2, 3]), Err(WireError::Malformed));
+    }
+
+    #[test]
+    fn short_framing_or_body_is_truncated() {
+        assert_eq!(CongestionHeader::parse(&[]), Err(WireError::Truncated));
+        assert_eq!(CongestionHeader::parse(&[proto::NONE]), Err(WireError::Truncated));
+        // The length byte promises more body than the buffer holds: truncation is reported
+        // before the protocol is looked at, whatever the protocol number.
+        assert_eq!(CongestionHeader::parse(&[proto::NONE, 5, 1, 2]), Err(WireError::Truncated));
+        assert_eq!(CongestionHeader::parse(&[0x42, 255]), Err(WireError::Truncated));
+        assert_eq!(CongestionHeader::parse(&[0x42, 4, 0, 0, 0]), Err(WireError::Truncated));
+    }
+}
