@@ -1,0 +1,50 @@
+"""xcclab: a lab for explicit congestion control.
+
+The simulator is written in Rust (``crates/``) and exposed as :mod:`xcclab._native`; this
+package adds the scenario builder, result tables, plots, the ``xcc`` command line and the
+paper reproductions.
+
+Quick start::
+
+    import xcclab
+    res = xcclab.run("scenarios/dumbbell-10.toml", out="out/dumbbell-10")
+    print(res.flows.select("name", "goodput_bps"))
+
+The public names are imported lazily (PEP 562) so that ``python -m xcclab._bench_worker``
+imports nothing but the native module: benchmark memory figures then measure the simulator,
+not polars and matplotlib.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+__all__ = ["RunResult", "Scenario", "__version__", "run", "validate"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .results import RunResult, run, validate
+    from .scenario import Scenario
+
+_LAZY = {
+    "run": "results",
+    "validate": "results",
+    "RunResult": "results",
+    "Scenario": "scenario",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xcclab' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

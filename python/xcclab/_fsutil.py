@@ -1,0 +1,80 @@
+"""Atomic output directories and files.
+
+Every directory xcclab writes (a run, a reproduction report) is first built in a hidden
+temporary sibling of the target (same parent, hence same filesystem) and renamed into place
+only once everything was written. A failed or interrupted run therefore never leaves a
+half-written output directory, and an existing target is replaced only after success.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a fresh temporary directory that becomes ``target`` when the block succeeds.
+
+    If the block raises, the temporary directory is removed and ``target`` (if it existed) is
+    left untouched. If ``target`` exists and the block succeeds, the old directory is moved
+    aside, the new one renamed into place, and the old one deleted.
+    """
+    target = Path(target)
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    try:
+        yield tmp
+        _replace_dir(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _replace_dir(src: Path, target: Path) -> None:
+    """Rename ``src`` to ``target``, replacing an existing ``target`` directory or file."""
+    # Directories are created 0700 by mkdtemp; give the result ordinary permissions.
+    os.chmod(src, 0o777 & ~_umask())
+    if not target.exists() and not target.is_symlink():
+        os.replace(src, target)
+        return
+    if target.is_dir() and not target.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+        old.rmdir()
+        os.replace(target, old)
+        try:
+            os.replace(src, target)
+        except BaseException:
+            os.replace(old, target)  # put the previous result back
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, target)  # a file or a symlink: rename over it
+
+
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file in the same directory."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

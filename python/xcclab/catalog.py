@@ -1,0 +1,36 @@
+"""What xcclab implements: algorithms with their status and provenance (``xcc list``).
+
+Provenance cites where the behaviour comes from (``/work/shared/specs/protocols.md`` tags:
+RFCs, the seed papers, reference code). "planned" algorithms are specified but not yet in
+the simulator; scenarios that name them are rejected by the scenario parser.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    name: str
+    role: str  # "host" | "link" | "host+link"
+    status: str  # "implemented" | "planned"
+    provenance: str
+
+
+ALGORITHMS: tuple[Algorithm, ...] = (
+    Algorithm("newreno", "host", "implemented", "RFC 6582/3168 (NewReno + ECN, on RFC 5681/6298)"),
+    Algorithm("droptail", "link", "implemented", "FIFO tail drop, ns-2 DropTail (packet mode)"),
+    Algorithm("red", "link", "implemented", "Floyd & Jacobson 1993, gentle variant, ns-2 red.cc"),
+    Algorithm("maxnet", "host+link", "planned", "seed 000 (MaxNet TCP, MaxStart)"),
+    Algorithm("xcp", "host+link", "planned", "Katabi et al. SIGCOMM 2002, ns-2.35 code"),
+    Algorithm("rcp", "host+link", "planned", "Dukkipati et al., Stanford ns-2 RCP v4"),
+    Algorithm("piqi-rcp", "host+link", "planned", "seed 002; update law not yet published [GAP]"),
+    Algorithm("jetmax", "host+link", "planned", "seeds 000/002; formulas [GAP]"),
+    Algorithm("slbn", "host+link", "planned", "seed 004 (StateLess B-Neck)"),
+    Algorithm("erica", "link", "planned", "Jain et al. ERICA (ATM TM 4.0), recalled"),
+    Algorithm("bfyz", "link", "planned", "as characterised in seed 004 [GAP]"),
+    Algorithm("cobb", "link", "planned", "Cobb & Gouda, as characterised in seed 004 [GAP]"),
+    Algorithm("markmax-b", "link", "planned", "seed 003 (MarkMax, backlog variant)"),
+    Algorithm("markmax-t", "link", "planned", "seed 003 (MarkMax, tail variant)"),
+)

@@ -1,0 +1,200 @@
+"""The ``xcc`` command line.
+
+    xcc run SCENARIO --out DIR [--seed N] [--no-series]   simulate, write a run directory
+    xcc validate SCENARIO                                 check a scenario file
+    xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
+    xcc list                                              algorithms and experiments
+    xcc reproduce ID --out DIR [--quick] | --list         reproduce a paper experiment
+    xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
+
+Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
+input (scenario, arguments, paths), 1 when a run fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import NativeModuleMissing
+
+EXIT_RUN_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with ``xcc: error:`` messages and exit status 2 (its default)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"xcc: error: {message}\n")
+
+
+def _err(message: object) -> None:
+    print(f"xcc: error: {message}", file=sys.stderr)
+
+
+# -- subcommands -----------------------------------------------------------------------------
+def cmd_run(args: argparse.Namespace) -> int:
+    from .results import run
+
+    result = run(
+        args.scenario, seed=args.seed, out=args.out, progress=True, series=not args.no_series
+    )
+    print(result.summary())
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .results import validate
+
+    resolved = validate(args.scenario)
+    parts = [
+        f"{len(v)} {k}"
+        for k, v in resolved.items()
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+    ]
+    name = resolved.get("name", "?")
+    print(f"{args.scenario}: ok: scenario {name!r}" + (f" ({', '.join(parts)})" if parts else ""))
+    return 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from .plot import plot_run
+
+    for path in plot_run(Path(args.dir), args.out, formats=tuple(args.format)):
+        print(path)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .catalog import ALGORITHMS
+    from .reproduce import EXPERIMENTS
+
+    print("Algorithms")
+    print(f"  {'name':<11} {'role':<10} {'status':<12} provenance")
+    for a in ALGORITHMS:
+        print(f"  {a.name:<11} {a.role:<10} {a.status:<12} {a.provenance}")
+    print()
+    _print_experiments(EXPERIMENTS)
+    return 0
+
+
+def _print_experiments(experiments: Sequence) -> None:
+    print("Experiments (xcc reproduce ID)")
+    print(f"  {'id':<20} {'seed':<5} {'status':<12} title")
+    for e in experiments:
+        print(f"  {e.id:<20} {e.seed_paper:<5} {e.status:<12} {e.title}")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from . import reproduce
+
+    if args.list:
+        _print_experiments(reproduce.EXPERIMENTS)
+        return 0
+    if not args.id:
+        _err("reproduce: give an experiment ID (or --list)")
+        return EXIT_BAD_INPUT
+    try:
+        experiment = reproduce.get(args.id)
+        module = experiment.load()
+    except KeyError as exc:
+        _err(exc.args[0])
+        return EXIT_BAD_INPUT
+    out = Path(args.out) if args.out else Path("results") / experiment.id
+    report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+    print(f"report: {report}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import bench_main
+
+    return bench_main(args)
+
+
+# -- parser ----------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="xcc",
+        description="xcclab: simulate and reproduce explicit congestion control experiments.",
+    )
+    parser.add_argument("--version", action="version", version=f"xcclab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("run", help="simulate a scenario and write a run directory")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument("--out", required=True, metavar="DIR", help="run directory to write")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument(
+        "--no-series",
+        dest="no_series",
+        action="store_true",
+        help='skip the time-series tables (as [metrics] interval = "0s")',
+    )
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("validate", help="check a scenario file")
+    p.add_argument("scenario", metavar="SCENARIO")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("plot", help="plot rates, cwnd and queues of a run directory")
+    p.add_argument("dir", metavar="DIR", help="run directory written by `xcc run`")
+    p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
+    p.add_argument(
+        "--format", action="append", choices=["png", "svg", "pdf"], help="repeatable; png+svg"
+    )
+    p.set_defaults(func=cmd_plot)
+
+    p = sub.add_parser("list", help="algorithms and experiments with their status")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("reproduce", help="reproduce a paper experiment and write a report")
+    p.add_argument("id", nargs="?", metavar="ID", help="experiment id (see --list)")
+    p.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
+    p.add_argument("--quick", action="store_true", help="short runs (for tests)")
+    p.add_argument("--list", action="store_true", help="list the experiments")
+    p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("bench", help="measure simulator speed on benchmarks/*.toml")
+    p.add_argument("--runs", type=int, default=5, help="measured runs per scenario (default 5)")
+    p.add_argument("--scenario", action="append", metavar="NAME", help="only this one")
+    p.add_argument("--dir", metavar="DIR", help="benchmark directory (default benchmarks/)")
+    p.add_argument("--warmup", type=int, default=1, help="unmeasured runs first (default 1)")
+    p.add_argument("--json", action="store_true", help="print machine-readable results")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "format", None) is None and args.command == "plot":
+        args.format = ["png", "svg"]
+    try:
+        return args.func(args)
+    except NativeModuleMissing as exc:
+        _err(exc)
+        return EXIT_RUN_FAILED
+    except ValueError as exc:  # bad scenario / input (native ValueError, ScenarioError)
+        _err(exc)
+        return EXIT_BAD_INPUT
+    except RuntimeError as exc:  # a run broke an invariant, or another run failure
+        _err(exc)
+        return EXIT_RUN_FAILED
+    except OSError as exc:  # cannot write the output, etc.
+        _err(exc)
+        return EXIT_RUN_FAILED
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""Plots of a run: flow rates, congestion windows and link queues over time.
+
+``xcc plot DIR`` and :meth:`RunResult.plot` draw one figure with three stacked panels sharing
+the time axis and save it as PNG and SVG. Output is deterministic: the Agg backend, SVG
+metadata without a date and a fixed SVG hash salt, so the same run gives the same files.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .errors import ScenarioError
+
+DEFAULT_FORMATS = ("png", "svg")
+MAX_LINES = 10
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "xcclab"
+    return plt
+
+
+def save_figure(
+    fig: Any, out_dir: str | os.PathLike[str], stem: str, formats: Iterable[str] = DEFAULT_FORMATS
+) -> list[Path]:
+    """Save ``fig`` as ``out_dir/stem.<fmt>`` for each format, with deterministic metadata."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for fmt in formats:
+        path = out_dir / f"{stem}.{fmt}"
+        tmp = out_dir / f".{stem}.{fmt}.tmp"
+        metadata: dict[str, Any]
+        if fmt == "svg":
+            metadata = {"Date": None}
+        elif fmt == "png":
+            metadata = {"Software": None}
+        elif fmt == "pdf":
+            metadata = {"CreationDate": None, "ModDate": None}
+        else:
+            metadata = {}
+        fig.savefig(tmp, format=fmt, metadata=metadata, dpi=120 if fmt == "png" else None)
+        os.replace(tmp, path)
+        paths.append(path)
+    return paths
+
+
+def _pick(ids_by_peak: list[tuple[Any, float]], limit: int) -> list[Any]:
+    """The ``limit`` ids with the largest peaks (ties broken by id), in id order."""
+    chosen = sorted(ids_by_peak, key=lambda t: (-t[1], t[0]))[:limit]
+    return sorted(i for i, _ in chosen)
+
+
+def plot_run(
+    run: Any,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    formats: Iterable[str] = DEFAULT_FORMATS,
+    max_lines: int = MAX_LINES,
+) -> list[Path]:
+    """Draw ``run`` (a :class:`~xcclab.results.RunResult` or a run directory).
+
+    Shows at most ``max_lines`` flows (the fastest) and links (the fullest queues) per panel.
+    Returns the written files. Raises :class:`ScenarioError` if the run has no time series.
+    """
+    import polars as pl
+
+    from .results import RunResult
+
+    if not isinstance(run, RunResult):
+        run = RunResult.load(run)
+    if out is None:
+        if run.path is None:
+            raise ValueError("plot_run: pass `out` for a run that was not saved")
+        out = run.path / "plots"
+    fs, ls = run.flow_series, run.link_series
+    if fs.height == 0 and ls.height == 0:
+        where = f"{run.path}: " if run.path else ""
+        raise ScenarioError(
+            f"{where}the run has no time series (metrics interval 0s); "
+            'set [metrics] interval = "100ms" in the scenario and run it again'
+        )
+    names = dict(zip(run.flows["flow_id"].to_list(), run.flows["name"].to_list()))
+    link_names = dict(zip(run.links["link_id"].to_list(), run.links["name"].to_list()))
+
+    plt = _pyplot()
+    fig, (ax_rate, ax_cwnd, ax_queue) = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
+    title = run.scenario.get("name", "run")
+    fig.suptitle(f"{title} (seed {run.seed})")
+
+    peaks = fs.group_by("flow_id").agg(pl.col("rate_bps").max().fill_null(0)).rows()
+    flow_ids = _pick([(i, p or 0.0) for i, p in peaks], max_lines)
+    for fid in flow_ids:
+        sub = fs.filter(pl.col("flow_id") == fid).sort("time_s")
+        label = names.get(fid, str(fid))
+        t = sub["time_s"].to_numpy()
+        ax_rate.plot(t, sub["rate_bps"].to_numpy() / 1e6, lw=0.9, label=label)
+        cwnd = sub["cwnd_bytes"]
+        if cwnd.null_count() < len(cwnd):
+            ax_cwnd.plot(t, cwnd.to_numpy() / 1e3, lw=0.9, label=label)
+    n_flows = fs["flow_id"].n_unique()
+    shown = f" ({len(flow_ids)} of {n_flows} shown)" if n_flows > len(flow_ids) else ""
+    ax_rate.set_ylabel("rate (Mbit/s)")
+    ax_rate.set_title(f"flow delivery rate{shown}", fontsize=10)
+    ax_cwnd.set_ylabel("cwnd (kB)")
+    ax_cwnd.set_title("congestion window", fontsize=10)
+
+    qpeaks = ls.group_by("link_id").agg(pl.col("queue_bytes").max().fill_null(0)).rows()
+    busy = [(i, p) for i, p in qpeaks if (p or 0) > 0]
+    link_ids = _pick(busy, max_lines)
+    for lid in link_ids:
+        sub = ls.filter(pl.col("link_id") == lid).sort("time_s")
+        ax_queue.plot(
+            sub["time_s"].to_numpy(),
+            sub["queue_bytes"].to_numpy() / 1e3,
+            lw=0.9,
+            label=link_names.get(lid, str(lid)),
+        )
+    ax_queue.set_ylabel("queue (kB)")
+    ax_queue.set_title(
+        "link queues" + ("" if link_ids else " (all empty)"),
+        fontsize=10,
+    )
+    ax_queue.set_xlabel("time (s)")
+    for ax in (ax_rate, ax_cwnd, ax_queue):
+        ax.grid(True, lw=0.3, alpha=0.6)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper right", ncol=2)
+    fig.tight_layout()
+    try:
+        return save_figure(fig, out, "timeseries", formats)
+    finally:
+        plt.close(fig)

@@ -1,0 +1,316 @@
+"""Run scenarios and handle their results.
+
+:func:`run` hands a scenario to the simulator (:mod:`xcclab._native`) and returns a
+:class:`RunResult` whose tables are polars DataFrames. With ``out=DIR`` it also writes the run
+directory (layout in ``docs/output-schema.md``)::
+
+    DIR/run.json              scenario (resolved), seed, versions, event counts: deterministic
+    DIR/timing.json           wall time and host: the only non-deterministic file
+    DIR/flows.parquet         one row per flow
+    DIR/links.parquet         one row per link direction
+    DIR/flow_series.parquet   per-flow time series
+    DIR/link_series.parquet   per-link time series
+    DIR/transactions.parquet  one row per request/response exchange
+
+The directory is written atomically (see :mod:`xcclab._fsutil`): a failed run leaves nothing,
+and an existing directory is replaced only after success. The same scenario and seed give
+byte-identical ``run.json`` and Parquet files.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+from . import __version__
+from ._fsutil import atomic_dir
+from .errors import ScenarioError, load_native
+from .scenario import Scenario, _toml_loads, read_scenario_text
+from .schema import TABLE_NAMES, to_frame
+
+ScenarioLike = Union[str, os.PathLike, Scenario, dict]
+Progress = Union[Callable[[float], None], bool, None]
+
+RUN_FORMAT = "xcclab-run/1"
+
+
+@dataclass
+class ScenarioInput:
+    """The three arguments the native module takes for a scenario."""
+
+    text: str
+    source: str
+    format: str  # "toml" | "json"
+
+
+def scenario_input(scenario: ScenarioLike) -> ScenarioInput:
+    """Turn any accepted scenario form into (text, source name, format).
+
+    - :class:`Scenario` or ``dict``: JSON, source ``<scenario NAME>``;
+    - a path (``str`` or ``PathLike``): the file's text, TOML unless the suffix is ``.json``;
+    - a ``str`` containing a newline: TOML text itself, source ``<string>``.
+    """
+    if isinstance(scenario, Scenario):
+        return ScenarioInput(scenario.to_json(), f"<scenario {scenario.name}>", "json")
+    if isinstance(scenario, dict):
+        name = scenario.get("name", "?")
+        return ScenarioInput(json.dumps(scenario), f"<scenario {name}>", "json")
+    if isinstance(scenario, str) and "\n" in scenario:
+        return ScenarioInput(scenario, "<string>", "toml")
+    if isinstance(scenario, (str, os.PathLike)):
+        path = Path(scenario)
+        fmt = "json" if path.suffix.lower() == ".json" else "toml"
+        return ScenarioInput(read_scenario_text(path), str(scenario), fmt)
+    raise TypeError(
+        f"scenario must be a path, TOML text, a Scenario or a dict, not {type(scenario).__name__}"
+    )
+
+
+def validate(scenario: ScenarioLike) -> dict[str, Any]:
+    """Check a scenario; return the resolved (expanded, defaulted) scenario as a dict.
+
+    Raises ``ValueError`` naming the file, the field and what was expected.
+    """
+    inp = scenario_input(scenario)
+    native = load_native()
+    return json.loads(native.validate(inp.text, inp.source, inp.format))
+
+
+def without_series(inp: ScenarioInput) -> ScenarioInput:
+    """The same scenario with ``[metrics] interval = "0s"`` (no time-series tables).
+
+    The original text is validated first so errors still point at the user's file.
+    """
+    load_native().validate(inp.text, inp.source, inp.format)
+    data = json.loads(inp.text) if inp.format == "json" else _toml_loads(inp.text)
+    data.setdefault("metrics", {})["interval"] = "0s"
+    return ScenarioInput(json.dumps(data), inp.source, "json")
+
+
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: Progress = None,
+    *,
+    series: bool = True,
+) -> RunResult:
+    """Simulate ``scenario`` and return its results (also written to ``out`` if given).
+
+    ``seed`` overrides the scenario's seed. ``progress`` is a callable receiving the simulated
+    fraction done (0..1), or ``True`` for a progress bar on stderr (shown only for runs longer
+    than about two seconds). ``series=False`` skips the time-series tables.
+    """
+    inp = scenario_input(scenario)
+    if not series:
+        inp = without_series(inp)
+    native = load_native()
+    bar = None
+    callback: Callable[[float], None] | None
+    if progress is True:
+        from ._progress import ProgressBar
+
+        bar = ProgressBar(desc=Path(inp.source).stem if inp.source[0] != "<" else "run")
+        callback = bar
+    else:
+        callback = progress or None
+    try:
+        raw = native.run(inp.text, inp.source, inp.format, seed=seed, progress=callback)
+    finally:
+        if bar is not None:
+            bar.close()
+    result = RunResult.from_native(raw, native_version=native.version(), source=inp.source)
+    if out is not None:
+        result.save(out)
+    return result
+
+
+@dataclass
+class RunResult:
+    """The outcome of one simulation: ``run_info`` (run.json), ``timing`` and five tables."""
+
+    run_info: dict[str, Any]
+    timing: dict[str, Any]
+    tables: dict[str, Any]  # name -> polars.DataFrame
+    path: Path | None = field(default=None, compare=False)
+
+    # -- tables ----------------------------------------------------------------------------
+    @property
+    def flows(self) -> Any:
+        """One row per flow (polars DataFrame)."""
+        return self.tables["flows"]
+
+    @property
+    def links(self) -> Any:
+        """One row per link direction."""
+        return self.tables["links"]
+
+    @property
+    def flow_series(self) -> Any:
+        """Per-flow time series (empty when the metrics interval is 0)."""
+        return self.tables["flow_series"]
+
+    @property
+    def link_series(self) -> Any:
+        """Per-link time series (empty when the metrics interval is 0)."""
+        return self.tables["link_series"]
+
+    @property
+    def transactions(self) -> Any:
+        """One row per request/response exchange."""
+        return self.tables["transactions"]
+
+    @property
+    def scenario(self) -> dict[str, Any]:
+        """The resolved scenario the simulator ran."""
+        return self.run_info["scenario"]
+
+    @property
+    def seed(self) -> int:
+        return self.run_info["seed"]
+
+    def link(self, name: str) -> dict[str, Any]:
+        """The summary row of link direction ``name`` (``"a->b"``) as a dict."""
+        import polars as pl
+
+        rows = self.links.filter(pl.col("name") == name).to_dicts()
+        if not rows:
+            known = ", ".join(self.links["name"].to_list())
+            raise KeyError(f"no link {name!r}; links: {known}")
+        return rows[0]
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def from_native(
+        cls, raw: dict[str, Any], *, native_version: str, source: str | None = None
+    ) -> RunResult:
+        stats = raw.get("stats", {})
+        tables = {name: to_frame(name, raw.get("tables", {}).get(name)) for name in TABLE_NAMES}
+        run_info = {
+            "format": RUN_FORMAT,
+            "xcclab_version": __version__,
+            "native_version": native_version,
+            "source": source,
+            "seed": raw["seed"],
+            "stats": {
+                "events": stats.get("events"),
+                "packet_hops": stats.get("packet_hops"),
+                "sim_seconds": stats.get("sim_seconds"),
+            },
+            "tables": {name: {"rows": tables[name].height} for name in TABLE_NAMES},
+            "scenario": json.loads(raw["resolved"]),
+        }
+        timing = {
+            "wall_seconds": stats.get("wall_seconds"),
+            "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "host": socket.gethostname(),
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpu_count": os.cpu_count(),
+        }
+        return cls(run_info=run_info, timing=timing, tables=tables)
+
+    # -- files -----------------------------------------------------------------------------
+    def save(self, out: str | os.PathLike[str]) -> Path:
+        """Write the run directory ``out`` atomically; return its path."""
+        out = Path(out)
+        with atomic_dir(out) as tmp:
+            self.write_into(tmp)
+        self.path = out
+        return out
+
+    def write_into(self, directory: Path) -> None:
+        """Write run.json, timing.json and the Parquet tables into an existing directory."""
+        (directory / "run.json").write_text(_json(self.run_info), encoding="utf-8")
+        (directory / "timing.json").write_text(_json(self.timing), encoding="utf-8")
+        for name in TABLE_NAMES:
+            # zstd, statistics on: deterministic for the same data and polars version.
+            self.tables[name].write_parquet(
+                directory / f"{name}.parquet", compression="zstd", statistics=True
+            )
+
+    @classmethod
+    def load(cls, directory: str | os.PathLike[str]) -> RunResult:
+        """Read a run directory written by :meth:`save` (or ``xcc run``)."""
+        import polars as pl
+
+        directory = Path(directory)
+        run_json = directory / "run.json"
+        if not run_json.is_file():
+            raise ScenarioError(f"{directory}: not a run directory (no run.json)")
+        try:
+            run_info = json.loads(run_json.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ScenarioError(f"{run_json}: invalid JSON: {exc}") from exc
+        timing_path = directory / "timing.json"
+        timing = (
+            json.loads(timing_path.read_text(encoding="utf-8")) if timing_path.is_file() else {}
+        )
+        tables = {}
+        for name in TABLE_NAMES:
+            path = directory / f"{name}.parquet"
+            tables[name] = pl.read_parquet(path) if path.is_file() else to_frame(name, None)
+        return cls(run_info=run_info, timing=timing, tables=tables, path=directory)
+
+    # -- presentation ----------------------------------------------------------------------
+    def plot(
+        self,
+        out: str | os.PathLike[str] | None = None,
+        *,
+        formats: tuple[str, ...] = ("png", "svg"),
+    ) -> list[Path]:
+        """Draw rates, cwnd and queues over time; return the files written.
+
+        ``out`` defaults to ``<run dir>/plots``.
+        """
+        from .plot import plot_run
+
+        return plot_run(self, out, formats=formats)
+
+    def summary(self, max_rows: int = 20) -> str:
+        """A short plain-text summary: per-flow goodput and the busiest links."""
+        import polars as pl
+
+        stats = self.run_info["stats"]
+        lines = [
+            f"scenario {self.scenario.get('name', '?')!r}, seed {self.seed}: "
+            f"{stats['sim_seconds']:g} s simulated, {stats['events']:,} events, "
+            f"{stats['packet_hops']:,} packet-hops in {self.timing.get('wall_seconds', 0):.2f} s"
+        ]
+        flows = self.flows
+        if flows.height:
+            lines.append(f"{'flow':<16} {'goodput Mbps':>12} {'retx':>7} {'timeouts':>8}")
+            for row in flows.head(max_rows).iter_rows(named=True):
+                lines.append(
+                    f"{row['name']:<16} {_num(row['goodput_bps'], 1e-6):>12} "
+                    f"{row['retransmits'] or 0:>7} {row['timeouts'] or 0:>8}"
+                )
+            if flows.height > max_rows:
+                lines.append(f"... {flows.height - max_rows} more flows")
+        links = self.links
+        if links.height:
+            busiest = links.sort(["utilisation", "link_id"], descending=[True, False]).filter(
+                pl.col("packets_in") > 0
+            )
+            lines.append(f"{'link':<16} {'util':>6} {'mean queue B':>12} {'drops':>7} {'marks':>7}")
+            for row in busiest.head(min(max_rows, 5)).iter_rows(named=True):
+                lines.append(
+                    f"{row['name']:<16} {_num(row['utilisation'], 1, 3):>6} "
+                    f"{_num(row['mean_queue_bytes'], 1, 0):>12} {row['drops']:>7} {row['marks']:>7}"
+                )
+        return "\n".join(lines)
+
+
+def _num(value: float | None, scale: float, digits: int = 2) -> str:
+    return "-" if value is None else f"{value * scale:.{digits}f}"
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,445 @@
+"""Build scenarios in Python.
+
+A :class:`Scenario` holds exactly the structure of a scenario TOML file (see
+``docs/scenario-format.md``): top-level ``name``, ``description``, ``duration``, ``seed``,
+arrays of tables ``host``, ``router``, ``link``, ``flow``, ``arrivals``, ``transactions``
+and the ``metrics`` table. It is handed to the simulator as JSON (``format="json"``), where
+the native module applies the same strict checks as for a TOML file, so every error still
+names the field and what was expected.
+
+Values are written as the TOML file would write them: strings with units (``"10Gbps"``,
+``"2500us"``, ``"1500B"``, ``"240pkt"``). For convenience, plain numbers are converted:
+times are seconds, rates bit/s, sizes bytes (see :func:`fmt_time`, :func:`fmt_rate`,
+:func:`fmt_size`). Nothing else is checked here: validation is the simulator's job, so the
+rules live in one place.
+
+Example::
+
+    sc = Scenario("two-flows", duration="10s")
+    sc.add_host("s{i}", count=2).add_host("d{i}", count=2).add_router("r1").add_router("r2")
+    sc.add_link("s{i}", "r1", rate="1Gbps", delay="1ms", count=2)
+    sc.add_link("r1", "r2", rate="100Mbps", delay="10ms", buffer="100pkt")
+    sc.add_link("r2", "d{i}", rate="1Gbps", delay="1ms", count=2)
+    sc.add_flow("f{i}", src="s{i}", dst="d{i}", count=2)
+    sc.metrics(interval="100ms")
+    xcclab.run(sc, out="out/two-flows")
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Union
+
+from .errors import ScenarioError
+
+Number = Union[int, float]
+
+#: Arrays of tables, in the order a scenario file lists them.
+ARRAY_TABLES = ("host", "router", "link", "flow", "arrivals", "transactions")
+#: Keys whose table value is written as a TOML sub-table (``[link.reverse]``) rather than inline.
+SUB_TABLES = {"link": ("reverse",), "flow": ("transport",), "arrivals": ("transport",)}
+SUB_TABLES["transactions"] = ("transport",)
+
+_TIME_UNITS = (("s", 10**9), ("ms", 10**6), ("us", 10**3), ("ns", 1))
+_RATE_UNITS = (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3), ("bps", 1))
+_SIZE_UNITS = (("GB", 10**9), ("MB", 10**6), ("KB", 10**3), ("B", 1))
+
+
+def _exact(value: Number, units: tuple[tuple[str, int], ...], scale: int, what: str) -> str:
+    """Write ``value * scale`` base units with the largest unit that keeps an integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what}: expected a number or a string with a unit, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{what}: expected a finite number, got {value!r}")
+    base = Fraction(value).limit_denominator(10**9) * scale
+    base_int = round(base)
+    if abs(base - base_int) > Fraction(1, 1000):
+        raise ValueError(f"{what}: {value!r} is finer than the smallest unit")
+    for unit, factor in units:
+        if base_int % factor == 0:
+            return f"{base_int // factor}{unit}"
+    raise AssertionError("unreachable: the last unit has factor 1")
+
+
+def fmt_time(value: str | Number) -> str:
+    """``0.0025`` (seconds) -> ``"2500us"``; strings pass through unchanged."""
+    return value if isinstance(value, str) else _exact(value, _TIME_UNITS, 10**9, "time")
+
+
+def fmt_rate(value: str | Number) -> str:
+    """``70e6`` (bit/s) -> ``"70Mbps"``; strings pass through unchanged."""
+    return value if isinstance(value, str) else _exact(value, _RATE_UNITS, 1, "rate")
+
+
+def fmt_size(value: str | Number) -> str:
+    """``1500`` (bytes) -> ``"1500B"``; strings pass through unchanged."""
+    return value if isinstance(value, str) else _exact(value, _SIZE_UNITS, 1, "size")
+
+
+def _buffer(value: str | int | None) -> str | None:
+    """Buffers: an int is a number of packets; strings (``"100KB"``, ``"unlimited"``) pass."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"buffer: expected packets (int) or a string, got {value!r}")
+    return f"{value}pkt"
+
+
+def _put(entry: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """Add the fields that are not None, in order."""
+    for key, value in fields.items():
+        if value is not None:
+            entry[key] = value
+    return entry
+
+
+class Scenario:
+    """A scenario under construction; ``add_*`` methods return ``self`` so calls chain."""
+
+    def __init__(
+        self,
+        name: str,
+        duration: str | Number,
+        *,
+        description: str | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self._data: dict[str, Any] = _put(
+            {}, name=name, description=description, duration=fmt_time(duration), seed=seed
+        )
+
+    # -- top level -------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._data["name"]
+
+    @property
+    def duration(self) -> str:
+        return self._data["duration"]
+
+    @duration.setter
+    def duration(self, value: str | Number) -> None:
+        self._data["duration"] = fmt_time(value)
+
+    @property
+    def seed(self) -> int | None:
+        return self._data.get("seed")
+
+    @seed.setter
+    def seed(self, value: int | None) -> None:
+        if value is None:
+            self._data.pop("seed", None)
+        else:
+            self._data["seed"] = value
+
+    def _append(self, table: str, entry: dict[str, Any]) -> Scenario:
+        self._data.setdefault(table, []).append(entry)
+        return self
+
+    # -- nodes -----------------------------------------------------------------------------
+    def add_host(self, name: str, *, count: int | None = None) -> Scenario:
+        """An end host. With ``count=N``, ``{i}`` in the name expands to 1..N."""
+        return self._append("host", _put({}, name=name, count=count))
+
+    def add_router(self, name: str, *, count: int | None = None) -> Scenario:
+        """A router (forwards packets; its output links run the queue disciplines)."""
+        return self._append("router", _put({}, name=name, count=count))
+
+    # -- links -----------------------------------------------------------------------------
+    def add_link(
+        self,
+        a: str,
+        b: str,
+        *,
+        rate: str | Number,
+        delay: str | Number,
+        buffer: str | int | None = None,
+        queue: str | dict[str, Any] | None = None,
+        loss: float | None = None,
+        count: int | None = None,
+        reverse: dict[str, Any] | None = None,
+    ) -> Scenario:
+        """A duplex link ``a <-> b``; ``reverse`` overrides fields for the ``b -> a`` direction.
+
+        ``buffer`` may be an int (packets) or a string (``"240pkt"``, ``"100KB"``,
+        ``"unlimited"``); ``queue`` is ``"droptail"`` or a table such as
+        ``{"kind": "red", "min_th": "30pkt", ...}``.
+        """
+        entry = _put(
+            {},
+            between=[a, b],
+            count=count,
+            rate=fmt_rate(rate),
+            delay=fmt_time(delay),
+            buffer=_buffer(buffer),
+            queue=copy.deepcopy(queue),
+            loss=loss,
+        )
+        if reverse:
+            rev = dict(reverse)
+            for key, conv in (("rate", fmt_rate), ("delay", fmt_time), ("buffer", _buffer)):
+                if key in rev and rev[key] is not None:
+                    rev[key] = conv(rev[key])
+            entry["reverse"] = rev
+        return self._append("link", entry)
+
+    # -- traffic ---------------------------------------------------------------------------
+    def add_flow(
+        self,
+        name: str,
+        src: str,
+        dst: str,
+        *,
+        kind: str = "bulk",
+        start: str | Number = "0s",
+        stop: str | Number | None = None,
+        size: str | Number | None = None,
+        cc: str | dict[str, Any] | None = None,
+        rate: str | Number | None = None,
+        packet_size: str | Number | None = None,
+        route: list[str] | None = None,
+        transport: dict[str, Any] | None = None,
+        count: int | None = None,
+    ) -> Scenario:
+        """A flow: ``kind="bulk"`` (reliable transport + ``cc``) or ``"cbr"`` (``rate``)."""
+        entry = _put(
+            {},
+            name=name,
+            count=count,
+            kind=kind,
+            src=src,
+            dst=dst,
+            start=fmt_time(start),
+            stop=None if stop is None else fmt_time(stop),
+            size=None if size is None else fmt_size(size),
+            cc=copy.deepcopy(cc),
+            rate=None if rate is None else fmt_rate(rate),
+            packet_size=None if packet_size is None else fmt_size(packet_size),
+            route=None if route is None else list(route),
+            transport=_transport(transport),
+        )
+        return self._append("flow", entry)
+
+    def add_arrivals(
+        self,
+        name: str,
+        src: str,
+        dst: str,
+        *,
+        mean_interarrival: str | Number,
+        size: dict[str, Any],
+        start: str | Number = "0s",
+        stop: str | Number | None = None,
+        cc: str | dict[str, Any] | None = None,
+        transport: dict[str, Any] | None = None,
+        count: int | None = None,
+    ) -> Scenario:
+        """Poisson arrivals of sized bulk flows; ``size`` is a distribution table, e.g.
+        ``{"dist": "pareto", "mean": "150KB", "shape": 1.4}``."""
+        entry = _put(
+            {},
+            name=name,
+            count=count,
+            src=src,
+            dst=dst,
+            start=fmt_time(start),
+            stop=None if stop is None else fmt_time(stop),
+            mean_interarrival=fmt_time(mean_interarrival),
+            size=copy.deepcopy(size),
+            cc=copy.deepcopy(cc),
+            transport=_transport(transport),
+        )
+        return self._append("arrivals", entry)
+
+    def add_transactions(
+        self,
+        name: str,
+        client: str,
+        server: str,
+        *,
+        count: int,
+        request: str | Number,
+        response: str | Number,
+        start: str | Number = "0s",
+        stop: str | Number | None = None,
+        cc: str | dict[str, Any] | None = None,
+        transport: dict[str, Any] | None = None,
+    ) -> Scenario:
+        """``count`` request/response exchanges whose start times spread uniformly over
+        ``[start, stop)``."""
+        entry = _put(
+            {},
+            name=name,
+            client=client,
+            server=server,
+            count=count,
+            start=fmt_time(start),
+            stop=None if stop is None else fmt_time(stop),
+            request=fmt_size(request),
+            response=fmt_size(response),
+            cc=copy.deepcopy(cc),
+            transport=_transport(transport),
+        )
+        return self._append("transactions", entry)
+
+    def metrics(self, *, interval: str | Number) -> Scenario:
+        """Time-series sampling interval; ``"0s"`` disables the series tables."""
+        self._data["metrics"] = {"interval": fmt_time(interval)}
+        return self
+
+    # -- conversion ------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A deep copy of the scenario as plain dicts and lists (the TOML structure)."""
+        return copy.deepcopy(self._data)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self._data, indent=indent)
+
+    def to_toml(self, *, header: str | None = None) -> str:
+        """The scenario as a TOML file (inverse of :meth:`load` for files it wrote).
+
+        ``header`` is written first as ``#`` comment lines (e.g. the choices a paper leaves open).
+        """
+        return dumps_toml(self._data, header=header)
+
+    def copy(self) -> Scenario:
+        return Scenario.from_dict(self._data)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write the scenario as TOML (``.toml``) or JSON (``.json``)."""
+        from ._fsutil import write_text_atomic
+
+        path = Path(path)
+        text = self.to_json(indent=2) + "\n" if path.suffix == ".json" else self.to_toml()
+        return write_text_atomic(path, text)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Scenario:
+        """Wrap an existing scenario structure (no checks; the simulator validates)."""
+        if not isinstance(data, dict):
+            raise ScenarioError(f"expected a scenario table, got {type(data).__name__}")
+        obj = cls.__new__(cls)
+        obj._data = copy.deepcopy(data)
+        return obj
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Scenario:
+        """Read a scenario TOML (or ``.json``) file."""
+        path = Path(path)
+        text = read_scenario_text(path)
+        try:
+            data = json.loads(text) if path.suffix == ".json" else _toml_loads(text)
+        except ValueError as exc:  # tomllib.TOMLDecodeError and JSONDecodeError are ValueErrors
+            raise ScenarioError(f"{path}: not a valid scenario file: {exc}") from exc
+        return cls.from_dict(data)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{len(self._data[t])} {t}" for t in ARRAY_TABLES if t in self._data)
+        return (
+            f"Scenario({self.name!r}, duration={self.duration!r}{', ' if counts else ''}{counts})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Scenario) and other._data == self._data
+
+
+def _transport(transport: dict[str, Any] | None) -> dict[str, Any] | None:
+    if transport is None:
+        return None
+    out = dict(transport)
+    for key in ("mss", "header"):
+        if key in out and not isinstance(out[key], str):
+            out[key] = fmt_size(out[key])
+    for key in ("delayed_ack", "min_rto", "initial_rto"):
+        if key in out and not isinstance(out[key], (str, bool)):
+            out[key] = fmt_time(out[key])
+    return out
+
+
+def read_scenario_text(path: str | os.PathLike[str]) -> str:
+    """Read a scenario file, turning OS errors into a :class:`ScenarioError`."""
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ScenarioError(f"{path}: no such scenario file") from exc
+    except IsADirectoryError as exc:
+        raise ScenarioError(f"{path}: is a directory, expected a scenario file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot read scenario: {exc}") from exc
+
+
+def _toml_loads(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+    return tomllib.loads(text)
+
+
+# -- a small TOML writer for the scenario structure --------------------------------------------
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else json.dumps(key)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"TOML cannot hold {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # JSON escapes are valid TOML escapes
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML: {value!r}")
+
+
+def dumps_toml(data: dict[str, Any], *, header: str | None = None) -> str:
+    """Write a scenario structure as TOML: scalars first, then arrays of tables, then tables."""
+    lines: list[str] = []
+    if header:
+        lines += [f"# {line}".rstrip() for line in header.strip("\n").splitlines()]
+        lines.append("")
+    tables: list[tuple[str, dict[str, Any]]] = []
+    arrays: list[tuple[str, list[dict[str, Any]]]] = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            arrays.append((key, value))
+        elif isinstance(value, dict):
+            tables.append((key, value))
+        else:
+            lines.append(f"{_key(key)} = {_value(value)}")
+    for key, entries in arrays:
+        subs = SUB_TABLES.get(key, ())
+        for entry in entries:
+            lines += ["", f"[[{_key(key)}]]"]
+            later = []
+            for k, v in entry.items():
+                if k in subs and isinstance(v, dict):
+                    later.append((k, v))
+                else:
+                    lines.append(f"{_key(k)} = {_value(v)}")
+            for k, v in later:
+                lines.append(f"[{_key(key)}.{_key(k)}]")
+                lines += [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items()]
+    for key, table in tables:
+        lines += ["", f"[{_key(key)}]"]
+        lines += [f"{_key(k)} = {_value(v)}" for k, v in table.items()]
+    return "\n".join(lines) + "\n"
