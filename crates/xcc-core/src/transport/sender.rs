@@ -1,9 +1,63 @@
-//! Sender half of the reliable transport. (API fixed; implementation in progress.)
+//! Sender half of the reliable transport.
+//!
+//! # What the sender does
+//!
+//! Segments are numbered from 0 (sequence numbers count segments, see [`crate::wire::segment`]).
+//! A sized flow of `S` bytes has `ceil(S / MSS)` segments, the last one possibly short.
+//!
+//! - **Sending limit.** A segment may leave while `bytes_in_flight + payload <= cwnd`, where
+//!   `cwnd` is [`Controller::window_bytes`] and `bytes_in_flight` is the RFC 6675 "pipe"
+//!   (section 2, `SetPipe`): outstanding payload bytes, minus segments SACKed or marked lost,
+//!   plus retransmissions still in flight. Without SACK, each duplicate ACK during recovery
+//!   stands for one segment that left the network (RFC 6582 section 3.2 step 4's window
+//!   inflation, expressed on the pipe instead of on cwnd, as Linux does for non-SACK peers).
+//!   One segment may always leave when nothing is in flight.
+//! - **Loss recovery, SACK off (RFC 6582).** The `dupthresh`-th duplicate ACK starts fast
+//!   recovery if the cumulative ACK is at or above `recover` (section 3.2 step 2): the
+//!   controller gets [`CongestionEvent::Loss`], `recover` = highest segment sent, the first
+//!   unacknowledged segment is retransmitted at once. A partial ACK retransmits the next
+//!   unacknowledged segment (step 5) and, the first time only, re-arms the RTO (the
+//!   "impatient" variant, section 4.1). A full ACK ends recovery
+//!   ([`Controller::on_recovery_exit`]).
+//! - **Loss recovery, SACK on (RFC 6675).** The scoreboard marks a hole lost once `dupthresh`
+//!   segments above it are SACKed (`IsLost`, section 4); recovery starts on that or on
+//!   `dupthresh` duplicate ACKs, and lost holes are retransmitted before new data, each at most
+//!   once per recovery (a lost retransmission is left to the RTO). Partial ACKs are handled as
+//!   without SACK, which covers holes the SACK information cannot prove lost.
+//! - **Retransmission timer (RFC 6298).** Armed when data leaves and none is outstanding,
+//!   restarted by ACKs of new data, stopped when all is acknowledged. RTT samples come from the
+//!   echoed timestamp of every ACK that advances `snd_una` (RFC 7323 section 4.1: timestamps
+//!   make samples of retransmitted segments unambiguous, so Karn's rule is not needed). On
+//!   expiry: [`CongestionEvent::Timeout`], back-off, `recover` = highest sent, the SACK
+//!   scoreboard is forgotten (RFC 6675 section 5.1, RFC 2018 section 8 on reneging) and all
+//!   outstanding segments are retransmitted go-back-N as the window reopens.
+//! - **ECN (RFC 3168 section 6.1.2).** An ACK with ECE makes the controller reduce
+//!   ([`CongestionEvent::Ecn`]) without retransmitting, at most once per window of data, never
+//!   during loss recovery; the next new data segment carries CWR. Data segments are ECT(0)
+//!   except retransmissions (section 6.1.5). CWR is also sent after loss and timeout reductions
+//!   (section 6.1.2: "for any reason").
+//! - **Pacing.** If the controller gives a rate (or `pace_windowed` is set and an RTT is known),
+//!   data packets are spaced by `wire_bytes * 8 / rate`.
+//!
+//! # Driver contract
+//!
+//! After every `on_packet`, `on_timeout` or construction, call [`Sender::poll_transmit`] until it
+//! returns `None`, then arm a wake-up at [`Sender::poll_timeout`].
+//!
+//! # Cost
+//!
+//! The scoreboard is a ring (`VecDeque`) of one small entry per outstanding segment, indexed by
+//! `seq - snd_una`; it grows to the largest window once and is reused. Per ACK the work is O(1)
+//! plus the segments it acknowledges; SACK blocks are applied with skip pointers (path
+//! compression) so already-SACKed runs are not walked again.
 
-use crate::host::AnyController;
+use std::collections::VecDeque;
+
+use crate::host::{AckEvent, AnyController, CongestionEvent, Controller};
 use crate::packet::{FlowId, Packet};
 use crate::time::{Dur, Time};
-use crate::transport::TransportConfig;
+use crate::transport::{RttEstimator, TransportConfig};
+use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind};
 
 /// Counters and gauges a driver samples (no logging inside the state machine).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -22,55 +76,860 @@ pub struct SenderStats {
     pub ecn_reductions: u64,
     /// Payload bytes cumulatively acknowledged.
     pub bytes_acked: u64,
+    /// Controller window (gauge, sampled when `stats()` is called).
     pub cwnd_bytes: u64,
+    /// Controller slow-start threshold (gauge).
     pub ssthresh_bytes: u64,
+    /// Transport pipe (gauge).
     pub bytes_in_flight: u64,
+    /// Smoothed RTT (gauge).
     pub srtt: Dur,
+    /// Smallest RTT sample (gauge).
     pub min_rtt: Dur,
+    /// Latest RTT sample (gauge).
     pub latest_rtt: Dur,
+    /// Current (backed-off) retransmission timeout (gauge).
     pub rto: Dur,
     /// When the last byte of a sized flow was acknowledged.
     pub completed_at: Option<Time>,
 }
 
-/// The sending end of one flow.
-#[derive(Debug, Clone)]
-pub struct Sender {
-    flow: FlowId,
-    cfg: TransportConfig,
-    cc: AnyController,
-    size_bytes: Option<u64>,
-    stats: SenderStats,
+/// Scoreboard flag: the receiver holds this segment (RFC 2018).
+const SACKED: u8 = 1;
+/// Scoreboard flag: presumed lost (RFC 6675 `IsLost`, partial ACK, or RTO).
+const LOST: u8 = 2;
+/// Scoreboard flag: retransmitted since it was marked lost.
+const RETX: u8 = 4;
+
+/// One outstanding segment on the scoreboard.
+#[derive(Copy, Clone, Debug, Default)]
+struct SegState {
+    flags: u8,
+    /// For SACKED entries: a segment number above this one from which to look for the next
+    /// segment that is not SACKED (path-compressed, so SACKed runs are crossed in ~O(1)).
+    skip: u32,
 }
 
-impl Sender {
-    /// A sender for `flow` that will send `size_bytes` (or forever when `None`).
-    pub fn new(flow: FlowId, cfg: TransportConfig, cc: AnyController, size_bytes: Option<u64>, _now: Time) -> Sender {
-        Sender { flow, cfg, cc, size_bytes, stats: SenderStats::default() }
+/// Contribution of a segment to the RFC 6675 pipe: its original transmission counts unless it is
+/// SACKed or lost, its retransmission counts until it is SACKed.
+#[inline]
+fn pipe_share(flags: u8, bytes: u64) -> u64 {
+    if flags & SACKED != 0 {
+        0
+    } else {
+        bytes * ((flags & LOST == 0) as u64 + (flags & RETX != 0) as u64)
     }
-    /// An ACK for this flow arrived.
-    pub fn on_packet(&mut self, _now: Time, _pkt: &Packet) {}
+}
+
+/// The sending end of one flow.
+///
+/// Generic over the controller so tests and experiments can plug in their own; everything in
+/// the workspace uses the default, [`AnyController`] (static dispatch).
+#[derive(Debug, Clone)]
+pub struct Sender<C: Controller = AnyController> {
+    flow: FlowId,
+    cfg: TransportConfig,
+    cc: C,
+    size_bytes: Option<u64>,
+    stats: SenderStats,
+    mss: u64,
+    /// Segments of a sized flow, and the payload of its last one.
+    total_segs: Option<u32>,
+    last_payload: u64,
+    stopped: bool,
+    /// First unacknowledged segment (SND.UNA).
+    snd_una: u32,
+    /// One past the highest segment ever sent (SND.MAX).
+    snd_max: u32,
+    /// Entry `i` describes segment `snd_una + i`, for every segment in `[snd_una, snd_max)`.
+    board: VecDeque<SegState>,
+    /// RFC 6675 pipe from the scoreboard flags, in payload bytes.
+    pipe: u64,
+    /// RFC 5681 FlightSize: payload bytes in `[snd_una, snd_max)`.
+    out_bytes: u64,
+    /// Without SACK: segments that duplicate ACKs in recovery say have left the network.
+    reno_sacked: u32,
+    sacked_segs: u32,
+    /// One past the highest SACKed segment.
+    high_sacked: u32,
+    /// Every un-SACKed segment below this is lost by RFC 6675 `IsLost`.
+    sack_lost_bound: u32,
+    /// Segments below this have been checked against `sack_lost_bound`.
+    lost_upto: u32,
+    /// One past the highest segment ever marked lost (retransmission search bound).
+    lost_hi: u32,
+    /// No lost-and-not-retransmitted segment lies below this.
+    rtx_scan: u32,
+    /// Send the first lost segment now, whatever the window (fast retransmit, partial ACK, RTO).
+    force_rtx: bool,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582 `recover`, stored as one past the highest segment sent at the time.
+    recover: u32,
+    /// A partial ACK was already seen in this recovery (impatient RTO re-arming).
+    partial_seen: bool,
+    /// No ECN reaction until `snd_una` reaches this (one reduction per window).
+    ecn_end: u32,
+    /// After an ECN reduction, ACKs below this report `in_recovery` (CWR state).
+    cwr_end: u32,
+    cwr_pending: bool,
+    rtt: RttEstimator,
+    rto_deadline: Option<Time>,
+    /// Pacer: earliest departure of the next data packet.
+    next_send: Time,
+    /// The last `poll_transmit` had a packet ready but the pacer held it.
+    pacing_blocked: bool,
+}
+
+impl<C: Controller> Sender<C> {
+    /// A sender for `flow` that will send `size_bytes` (or forever when `None`), starting at `now`.
+    pub fn new(
+        flow: FlowId,
+        cfg: TransportConfig,
+        cc: C,
+        size_bytes: Option<u64>,
+        now: Time,
+    ) -> Sender<C> {
+        let mss = cfg.mss_bytes.max(1) as u64;
+        let (total_segs, last_payload) = match size_bytes {
+            Some(s) => {
+                let n = s.div_ceil(mss);
+                let n32 = u32::try_from(n)
+                    .expect("flow too long: sequence numbers count segments in u32");
+                (Some(n32), if n == 0 { 0 } else { s - (n - 1) * mss })
+            }
+            None => (None, mss),
+        };
+        let mut stats = SenderStats::default();
+        if total_segs == Some(0) {
+            stats.completed_at = Some(now);
+        }
+        Sender {
+            flow,
+            cfg,
+            cc,
+            size_bytes,
+            stats,
+            mss,
+            total_segs,
+            last_payload,
+            stopped: false,
+            snd_una: 0,
+            snd_max: 0,
+            board: VecDeque::with_capacity(64),
+            pipe: 0,
+            out_bytes: 0,
+            reno_sacked: 0,
+            sacked_segs: 0,
+            high_sacked: 0,
+            sack_lost_bound: 0,
+            lost_upto: 0,
+            lost_hi: 0,
+            rtx_scan: 0,
+            force_rtx: false,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            partial_seen: false,
+            ecn_end: 0,
+            cwr_end: 0,
+            cwr_pending: false,
+            rtt: RttEstimator::from_config(&cfg),
+            rto_deadline: None,
+            next_send: now,
+            pacing_blocked: false,
+        }
+    }
+
+    /// An ACK for this flow arrived. Anything that is not an ACK, and ACKs below `snd_una`
+    /// (reordered, stale) or above `snd_max` (bogus), are ignored.
+    #[inline]
+    pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        let seg = &pkt.seg;
+        if seg.kind != SegmentKind::Ack || seg.ack < self.snd_una || seg.ack > self.snd_max {
+            return;
+        }
+        let ack = seg.ack;
+        let flight_before = self.out_bytes;
+        let newly = ack > self.snd_una;
+        let mut rtt_sample = None;
+        let mut acked_bytes = 0;
+        let mut acked_segs = 0;
+        if newly {
+            // RFC 7323 section 4.1 / RFC 6298 section 3: with timestamps every ACK of new data
+            // gives a valid sample, retransmissions included.
+            let sample = now.saturating_since(seg.ts_echo);
+            self.rtt.on_sample(sample);
+            rtt_sample = Some(sample);
+            acked_segs = ack - self.snd_una;
+            acked_bytes = self.advance(ack);
+            self.stats.bytes_acked += acked_bytes;
+        }
+        if self.cfg.sack && seg.sack_len > 0 {
+            self.apply_sack(seg.sack_blocks());
+        }
+
+        // RFC 6582 section 3.2.
+        let mut exited = false;
+        let mut restart_rto = newly;
+        if newly {
+            if self.in_recovery {
+                if ack >= self.recover {
+                    // Step 3: full ACK.
+                    self.in_recovery = false;
+                    self.reno_sacked = 0;
+                    self.dupacks = 0;
+                    exited = true;
+                    self.cc.on_recovery_exit(now, self.bytes_in_flight());
+                } else {
+                    // Step 5: partial ACK. One acknowledged segment was the retransmission; the
+                    // others had been counted by duplicate ACKs (Linux's `tcp_remove_reno_sacks`).
+                    self.reno_sacked = self.reno_sacked.saturating_sub(acked_segs - 1);
+                    self.mark_lost(self.snd_una);
+                    self.force_rtx = true;
+                    // Section 4.1, impatient variant: only the first partial ACK re-arms the RTO.
+                    restart_rto = !self.partial_seen;
+                    self.partial_seen = true;
+                }
+            } else {
+                self.dupacks = 0;
+            }
+        } else if self.snd_una < self.snd_max {
+            // RFC 5681 section 2 duplicate ACK (outstanding data, no advance).
+            if self.in_recovery {
+                if !self.cfg.sack {
+                    // RFC 6582 step 4: each duplicate ACK is a segment that left the network.
+                    let max = (self.snd_max - self.snd_una).saturating_sub(1);
+                    self.reno_sacked = (self.reno_sacked + 1).min(max);
+                }
+            } else {
+                self.dupacks += 1;
+            }
+        }
+
+        // Step 2 (fast retransmit), guarded by `recover`; with SACK also on IsLost(snd_una).
+        if !self.in_recovery && self.snd_una < self.snd_max && ack >= self.recover {
+            let sack_lost = self.cfg.sack && self.snd_una < self.sack_lost_bound;
+            if self.dupacks >= self.cfg.dupthresh.max(1) || sack_lost {
+                self.enter_recovery(now);
+            }
+        }
+        if self.in_recovery && self.cfg.sack {
+            self.mark_sack_losses();
+        }
+
+        // RFC 3168 section 6.1.2: react to ECE once per window, not during loss recovery.
+        if self.cfg.ecn
+            && seg.flags.contains(Flags::ECE)
+            && !self.in_recovery
+            && self.snd_una >= self.recover
+            && self.ecn_window_over()
+        {
+            self.cc
+                .on_congestion_event(now, CongestionEvent::Ecn, flight_before);
+            self.ecn_end = self.snd_max;
+            self.cwr_end = self.snd_max;
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
+        }
+
+        // RFC 6298 section 5.2 / 5.3.
+        if self.snd_una == self.snd_max {
+            self.rto_deadline = None;
+        } else if restart_rto {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        if let Some(total) = self.total_segs {
+            if self.snd_una >= total && self.stats.completed_at.is_none() {
+                self.stats.completed_at = Some(now);
+            }
+        }
+
+        let ev = AckEvent {
+            newly_acked_bytes: acked_bytes,
+            rtt_sample,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            bytes_in_flight: self.bytes_in_flight(),
+            in_recovery: self.in_recovery || exited || self.snd_una < self.cwr_end,
+        };
+        self.cc.on_feedback(now, &pkt.cc);
+        self.cc.on_ack(now, &ev);
+    }
+
     /// The next packet to send now, if the window, the pacer and the data allow one.
-    pub fn poll_transmit(&mut self, _now: Time) -> Option<Packet> {
-        let _ = (&self.flow, &self.cfg, &self.size_bytes);
-        None
+    /// Retransmissions of lost segments go before new data.
+    #[inline]
+    pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        let (seq, retx) = match self.next_lost() {
+            Some(s) => (s, true),
+            None if self.has_new_data() => {
+                self.force_rtx = false;
+                (self.snd_max, false)
+            }
+            None => {
+                self.force_rtx = false;
+                self.pacing_blocked = false;
+                return None;
+            }
+        };
+        let payload = self.payload(seq);
+        let forced = retx && self.force_rtx;
+        let pacing = self.pacing_rate_bps();
+        if !forced {
+            let flight = self.bytes_in_flight();
+            if flight > 0 && flight.saturating_add(payload) > self.cc.window_bytes() {
+                self.pacing_blocked = false;
+                return None;
+            }
+            if pacing.is_some() && self.next_send > now {
+                self.pacing_blocked = true;
+                return None;
+            }
+        }
+        self.force_rtx = false;
+        self.pacing_blocked = false;
+        Some(self.emit(now, seq, retx, payload, pacing))
     }
+
     /// Earliest time `on_timeout` has work to do (RTO, pacing, controller timer).
     pub fn poll_timeout(&self) -> Option<Time> {
-        None
+        let mut t = self.cc.poll_timeout();
+        let mut take = |x: Option<Time>| {
+            if let Some(x) = x {
+                t = Some(t.map_or(x, |t| t.min(x)));
+            }
+        };
+        take(self.rto_deadline);
+        take(self.pacing_blocked.then_some(self.next_send));
+        t
     }
+
     /// Timer expiry; early or repeated calls do nothing.
-    pub fn on_timeout(&mut self, _now: Time) {}
+    pub fn on_timeout(&mut self, now: Time) {
+        if self.cc.poll_timeout().is_some_and(|t| t <= now) {
+            self.cc.on_timeout(now);
+        }
+        match self.rto_deadline {
+            Some(t) if t <= now => {}
+            _ => return,
+        }
+        if self.snd_una >= self.snd_max {
+            self.rto_deadline = None;
+            return;
+        }
+        // RFC 6298 section 5.4-5.6 with RFC 5681 section 3.1 (loss window) and RFC 6582
+        // section 3.2 step 1 (`recover` = highest sent, so later duplicate ACKs of the same
+        // window do not start a fast retransmit).
+        self.stats.timeouts += 1;
+        self.cc
+            .on_congestion_event(now, CongestionEvent::Timeout, self.out_bytes);
+        self.rtt.on_backoff();
+        self.in_recovery = false;
+        self.partial_seen = false;
+        self.dupacks = 0;
+        self.reno_sacked = 0;
+        self.recover = self.snd_max;
+        self.ecn_end = self.ecn_end.max(self.snd_max);
+        self.cwr_end = 0;
+        self.cwr_pending = self.cfg.ecn;
+        // Forget SACK information (RFC 6675 section 5.1, RFC 2018 section 8) and presume every
+        // outstanding segment lost: go-back-N from snd_una.
+        for st in self.board.iter_mut() {
+            st.flags = LOST;
+        }
+        self.pipe = 0;
+        self.sacked_segs = 0;
+        self.high_sacked = self.snd_una;
+        self.sack_lost_bound = self.snd_una;
+        self.lost_upto = self.snd_max;
+        self.lost_hi = self.snd_max;
+        self.rtx_scan = self.snd_una;
+        self.force_rtx = true;
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
     /// Stop sending new data (the flow's stop time); outstanding data is still recovered.
-    pub fn stop(&mut self) {}
+    pub fn stop(&mut self) {
+        self.stopped = true;
+    }
+
     /// True once every byte of a sized flow is acknowledged.
     pub fn is_complete(&self) -> bool {
         self.stats.completed_at.is_some()
     }
+
+    /// Counters, with the gauges sampled now.
     pub fn stats(&self) -> SenderStats {
-        self.stats
+        let mut s = self.stats;
+        s.cwnd_bytes = self.cc.window_bytes();
+        s.ssthresh_bytes = self.cc.ssthresh_bytes();
+        s.bytes_in_flight = self.bytes_in_flight();
+        s.srtt = self.rtt.srtt();
+        s.min_rtt = self.rtt.min_rtt();
+        s.latest_rtt = self.rtt.latest();
+        s.rto = self.rtt.rto();
+        s
     }
-    pub fn controller(&self) -> &AnyController {
+
+    /// The congestion controller.
+    pub fn controller(&self) -> &C {
         &self.cc
+    }
+
+    /// The flow this sender belongs to.
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+
+    /// The flow size given at construction (`None`: unlimited).
+    pub fn size_bytes(&self) -> Option<u64> {
+        self.size_bytes
+    }
+
+    /// The RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
+    /// First unacknowledged segment.
+    pub fn snd_una(&self) -> u32 {
+        self.snd_una
+    }
+
+    /// One past the highest segment sent.
+    pub fn snd_max(&self) -> u32 {
+        self.snd_max
+    }
+
+    /// True during fast recovery (RFC 6582 / RFC 6675), not after a timeout.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// The pipe: payload bytes presumed in the network (RFC 6675 section 2 `SetPipe`, with
+    /// duplicate ACKs standing in for SACKs when SACK is off).
+    #[inline]
+    pub fn bytes_in_flight(&self) -> u64 {
+        self.pipe.saturating_sub(self.reno_sacked as u64 * self.mss)
+    }
+
+    // ---- internals -------------------------------------------------------------------------
+
+    #[inline]
+    fn payload(&self, seq: u32) -> u64 {
+        match self.total_segs {
+            Some(t) if seq + 1 == t => self.last_payload,
+            _ => self.mss,
+        }
+    }
+
+    /// RFC 3168 section 6.1.2: ECE is ignored until data sent after the last reduction is
+    /// acknowledged. Strictly above `ecn_end`: the ACK of the last segment of the reduced window
+    /// still carries ECE, because the receiver only stops echoing when the CWR segment (the
+    /// first one sent after the reduction) arrives.
+    #[inline]
+    fn ecn_window_over(&self) -> bool {
+        self.snd_una > self.ecn_end || self.ecn_end == 0
+    }
+
+    #[inline]
+    fn has_new_data(&self) -> bool {
+        !self.stopped
+            && match self.total_segs {
+                Some(t) => self.snd_max < t,
+                None => true,
+            }
+    }
+
+    /// Pacing rate in bit/s: the controller's, else cwnd/SRTT when `pace_windowed` (scaled as
+    /// Linux's `tcp_update_pacing_rate`: x2 in slow start, x1.2 in congestion avoidance).
+    #[inline]
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        let r = match self.cc.pacing_rate_bps() {
+            Some(r) => r,
+            None if self.cfg.pace_windowed
+                && self.rtt.has_sample()
+                && self.rtt.srtt() > Dur::ZERO =>
+            {
+                let cwnd = self.cc.window_bytes();
+                if cwnd == u64::MAX {
+                    return None;
+                }
+                let factor = if cwnd < self.cc.ssthresh_bytes() {
+                    2.0
+                } else {
+                    1.2
+                };
+                factor * cwnd as f64 * 8.0 / self.rtt.srtt().as_secs_f64()
+            }
+            None => return None,
+        };
+        (r.is_finite() && r > 0.0).then_some(r)
+    }
+
+    /// Builds and accounts for the data packet carrying `seq`.
+    fn emit(
+        &mut self,
+        now: Time,
+        seq: u32,
+        retx: bool,
+        payload: u64,
+        pacing: Option<f64>,
+    ) -> Packet {
+        let mut flags = Flags::default();
+        if retx {
+            let i = (seq - self.snd_una) as usize;
+            self.set_flags(i, self.board[i].flags | RETX, payload);
+            self.stats.retransmits += 1;
+        } else {
+            self.board.push_back(SegState::default());
+            self.snd_max += 1;
+            self.pipe += payload;
+            self.out_bytes += payload;
+            if self.cwr_pending {
+                // RFC 3168 section 6.1.2: CWR on the first new data packet after a reduction.
+                flags.insert(Flags::CWR);
+                self.cwr_pending = false;
+            }
+        }
+        let mut cc = CongestionHeader::default();
+        self.cc.stamp(now, &mut cc);
+        let wire_bytes = payload as u32 + self.cfg.header_bytes + cc.wire_len() as u32;
+        self.cc.on_sent(now, payload);
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += payload;
+        // RFC 6298 section 5.1: start the timer if it is not running.
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        if let Some(rate) = pacing {
+            let gap = Dur::from_secs_f64(wire_bytes as f64 * 8.0 / rate);
+            self.next_send = self.next_send.max(now) + gap;
+        }
+        Packet {
+            flow: self.flow,
+            wire_bytes,
+            // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
+            ecn: if self.cfg.ecn && !retx {
+                Ecn::Ect0
+            } else {
+                Ecn::NotEct
+            },
+            seg: Segment {
+                kind: SegmentKind::Data,
+                flags,
+                seq,
+                payload_bytes: payload as u32,
+                ts_val: now,
+                ..Segment::default()
+            },
+            cc,
+        }
+    }
+
+    /// Changes the flags of board entry `i` (payload `bytes`), keeping the pipe in step.
+    #[inline]
+    fn set_flags(&mut self, i: usize, flags: u8, bytes: u64) {
+        let old = self.board[i].flags;
+        self.pipe = self.pipe - pipe_share(old, bytes) + pipe_share(flags, bytes);
+        self.board[i].flags = flags;
+    }
+
+    /// Cumulative ACK up to `ack` (exclusive): drops the entries, returns the bytes acknowledged.
+    #[inline]
+    fn advance(&mut self, ack: u32) -> u64 {
+        let mut bytes = 0;
+        for seq in self.snd_una..ack {
+            let st = self.board.pop_front().unwrap_or_default();
+            let b = self.payload(seq);
+            bytes += b;
+            self.pipe -= pipe_share(st.flags, b);
+            if st.flags & SACKED != 0 {
+                self.sacked_segs -= 1;
+            }
+        }
+        self.out_bytes -= bytes;
+        self.snd_una = ack;
+        self.high_sacked = self.high_sacked.max(ack);
+        self.sack_lost_bound = self.sack_lost_bound.max(ack);
+        self.lost_upto = self.lost_upto.max(ack);
+        self.lost_hi = self.lost_hi.max(ack);
+        self.rtx_scan = self.rtx_scan.max(ack);
+        bytes
+    }
+
+    fn enter_recovery(&mut self, now: Time) {
+        self.in_recovery = true;
+        self.recover = self.snd_max;
+        self.partial_seen = false;
+        self.stats.fast_recoveries += 1;
+        // One reduction per window: an ECN reduction of this same window already happened.
+        if self.snd_una >= self.ecn_end {
+            self.cc
+                .on_congestion_event(now, CongestionEvent::Loss, self.out_bytes);
+            self.cwr_pending = self.cfg.ecn;
+        }
+        self.ecn_end = self.ecn_end.max(self.snd_max);
+        if !self.cfg.sack {
+            // The `dupthresh` duplicate ACKs were segments that left the network.
+            let max = (self.snd_max - self.snd_una).saturating_sub(1);
+            self.reno_sacked = self.dupacks.min(max);
+        }
+        self.dupacks = 0;
+        // RFC 6582 step 2 / RFC 6675 section 5 (4.3): retransmit the first unacknowledged segment.
+        self.mark_lost(self.snd_una);
+        self.force_rtx = true;
+    }
+
+    /// Marks `seq` lost unless it is SACKed or was already retransmitted.
+    #[inline]
+    fn mark_lost(&mut self, seq: u32) {
+        if seq < self.snd_una || seq >= self.snd_max {
+            return;
+        }
+        let i = (seq - self.snd_una) as usize;
+        let f = self.board[i].flags;
+        if f & (SACKED | LOST) == 0 {
+            self.set_flags(i, f | LOST, self.payload(seq));
+            self.rtx_scan = self.rtx_scan.min(seq);
+            self.lost_hi = self.lost_hi.max(seq + 1);
+        }
+    }
+
+    /// RFC 6675 `IsLost`: every un-SACKed segment below `sack_lost_bound` is lost.
+    fn mark_sack_losses(&mut self) {
+        let end = self.sack_lost_bound.min(self.snd_max);
+        let mut seq = self.lost_upto.max(self.snd_una);
+        while seq < end {
+            seq = self.find_unsacked(seq);
+            if seq >= end {
+                break;
+            }
+            self.mark_lost(seq);
+            seq += 1;
+        }
+        self.lost_upto = self.lost_upto.max(end);
+    }
+
+    /// The lowest segment that is lost and not yet retransmitted.
+    #[inline]
+    fn next_lost(&mut self) -> Option<u32> {
+        while self.rtx_scan < self.lost_hi {
+            let seq = self.rtx_scan;
+            let f = self.board[(seq - self.snd_una) as usize].flags;
+            if f & (LOST | RETX | SACKED) == LOST {
+                return Some(seq);
+            }
+            self.rtx_scan += 1;
+        }
+        None
+    }
+
+    /// First segment at or above `seq` that is not SACKed (`snd_max` if none), following and
+    /// compressing the skip pointers.
+    fn find_unsacked(&mut self, start: u32) -> u32 {
+        let una = self.snd_una;
+        let mut seq = start;
+        while seq < self.snd_max {
+            let st = self.board[(seq - una) as usize];
+            if st.flags & SACKED == 0 {
+                break;
+            }
+            seq = st.skip;
+        }
+        // Path compression: every SACKed entry on the way now points at the answer.
+        let mut s = start;
+        while s < seq {
+            let e = &mut self.board[(s - una) as usize];
+            let next = e.skip;
+            e.skip = seq;
+            s = next;
+        }
+        seq.min(self.snd_max)
+    }
+
+    /// Applies the SACK blocks of one ACK (RFC 2018); blocks below `snd_una` (D-SACK) or beyond
+    /// `snd_max` are clipped.
+    fn apply_sack(&mut self, blocks: &[SackBlock]) {
+        let mut new = false;
+        for b in blocks {
+            let end = b.end.min(self.snd_max);
+            let mut seq = b.start.max(self.snd_una);
+            while seq < end {
+                seq = self.find_unsacked(seq);
+                if seq >= end {
+                    break;
+                }
+                let i = (seq - self.snd_una) as usize;
+                let f = self.board[i].flags;
+                self.set_flags(i, f | SACKED, self.payload(seq));
+                self.board[i].skip = seq + 1;
+                self.sacked_segs += 1;
+                self.high_sacked = self.high_sacked.max(seq + 1);
+                new = true;
+                seq += 1;
+            }
+        }
+        let need = self.cfg.dupthresh.max(1);
+        if new && self.sacked_segs >= need {
+            // The `dupthresh`-th highest SACKed segment: every hole below it has at least
+            // `dupthresh` SACKed segments above (RFC 6675 section 4, IsLost).
+            let mut count = 0;
+            let mut seq = self.high_sacked;
+            while seq > self.sack_lost_bound {
+                seq -= 1;
+                if self.board[(seq - self.snd_una) as usize].flags & SACKED != 0 {
+                    count += 1;
+                    if count == need {
+                        self.sack_lost_bound = seq;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::{NewReno, NewRenoConfig};
+
+    const MSS: u32 = 1000;
+
+    fn cfg() -> TransportConfig {
+        TransportConfig {
+            mss_bytes: MSS,
+            sack: false,
+            ..TransportConfig::default()
+        }
+    }
+
+    fn reno() -> AnyController {
+        AnyController::NewReno(NewReno::new(NewRenoConfig {
+            mss_bytes: MSS,
+            ..NewRenoConfig::default()
+        }))
+    }
+
+    fn ms(x: u64) -> Time {
+        Time(x * 1_000_000)
+    }
+
+    fn drain<C: Controller>(s: &mut Sender<C>, now: Time) -> Vec<Packet> {
+        std::iter::from_fn(|| s.poll_transmit(now)).collect()
+    }
+
+    fn ack_pkt(ack: u32, ts: Time) -> Packet {
+        Packet {
+            flow: FlowId(1),
+            wire_bytes: 40,
+            seg: Segment {
+                kind: SegmentKind::Ack,
+                ack,
+                ts_echo: ts,
+                ..Segment::default()
+            },
+            ..Packet::default()
+        }
+    }
+
+    //  t=0   seg 0, seg 1 ─▶        (IW = 2)
+    //  t=100 ◀─ ack 1 (ts 0)        RTT 100 ms; slow start: cwnd 3 -> segs 2, 3
+    //  t=100 ◀─ ack 2               cwnd 4 -> segs 4, 5
+    #[test]
+    fn initial_window_and_slow_start() {
+        let mut s = Sender::new(FlowId(1), cfg(), reno(), None, Time::ZERO);
+        let p = drain(&mut s, Time::ZERO);
+        assert_eq!(p.iter().map(|p| p.seg.seq).collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(p[0].wire_bytes, MSS + 40);
+        assert_eq!(p[0].ecn, Ecn::NotEct);
+        assert_eq!(s.poll_timeout(), Some(ms(1000))); // initial RTO 1 s
+        s.on_packet(ms(100), &ack_pkt(1, Time::ZERO));
+        assert_eq!(s.stats().srtt, Dur::from_ms(100));
+        assert_eq!(drain(&mut s, ms(100)).len(), 2);
+        s.on_packet(ms(100), &ack_pkt(2, Time::ZERO));
+        let p = drain(&mut s, ms(100));
+        assert_eq!(p.iter().map(|p| p.seg.seq).collect::<Vec<_>>(), vec![4, 5]);
+        assert_eq!(s.stats().bytes_in_flight, 4 * MSS as u64);
+        // Second sample 100 ms: RTTVAR 37.5 ms, RTO = 100 + 4 * 37.5 = 250 ms.
+        assert_eq!(s.poll_timeout(), Some(ms(350)));
+    }
+
+    //  2500-byte flow: segs 0 (1000), 1 (1000), 2 (500). Early and repeated timeouts do
+    //  nothing; a real expiry retransmits seg 0 Not-ECT; the last ACK completes the flow.
+    #[test]
+    fn sized_flow_timeout_and_completion() {
+        let c = TransportConfig { ecn: true, ..cfg() };
+        let mut s = Sender::new(FlowId(1), c, reno(), Some(2500), Time::ZERO);
+        let p = drain(&mut s, Time::ZERO);
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].ecn, Ecn::Ect0);
+        s.on_timeout(ms(999));
+        s.on_timeout(ms(500));
+        assert!(drain(&mut s, ms(999)).is_empty());
+        assert_eq!(s.stats().timeouts, 0);
+        s.on_timeout(ms(1000));
+        let p = drain(&mut s, ms(1000));
+        assert_eq!((p.len(), p[0].seg.seq, p[0].ecn), (1, 0, Ecn::NotEct));
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.stats().cwnd_bytes, MSS as u64);
+        s.on_timeout(ms(1000)); // repeated: backed-off deadline not reached
+        assert_eq!(s.stats().timeouts, 1);
+        assert_eq!(s.poll_timeout(), Some(ms(3000))); // 1 s doubled
+        s.on_packet(ms(1100), &ack_pkt(2, ms(1000)));
+        let p = drain(&mut s, ms(1100));
+        assert_eq!(
+            p.iter()
+                .map(|p| (p.seg.seq, p.seg.payload_bytes))
+                .collect::<Vec<_>>(),
+            vec![(2, 500)]
+        );
+        // CWR rides on the first new data after the timeout reduction.
+        assert!(p[0].seg.flags.contains(Flags::CWR));
+        assert!(!s.is_complete());
+        s.on_packet(ms(1200), &ack_pkt(3, ms(1100)));
+        assert!(s.is_complete());
+        assert_eq!(s.stats().completed_at, Some(ms(1200)));
+        assert_eq!(s.stats().bytes_acked, 2500);
+        assert_eq!(s.poll_timeout(), None);
+        assert!(drain(&mut s, ms(1200)).is_empty());
+    }
+
+    /// A controller with a fixed window and pacing rate (test only).
+    #[derive(Debug, Clone)]
+    struct Paced;
+    impl Controller for Paced {
+        fn on_ack(&mut self, _: Time, _: &AckEvent) {}
+        fn on_congestion_event(&mut self, _: Time, _: CongestionEvent, _: u64) {}
+        fn window_bytes(&self) -> u64 {
+            u64::MAX
+        }
+        fn pacing_rate_bps(&self) -> Option<f64> {
+            Some(8_320_000.0) // 1040-byte packets -> one per millisecond
+        }
+    }
+
+    //  rate 8.32 Mb/s, 1040-byte packets:
+    //  t=0 seg 0 │ t=1ms seg 1 │ t=2ms seg 2 ...   (poll_timeout says when the pacer opens)
+    #[test]
+    fn pacing_spaces_packets_at_the_rate() {
+        let mut s = Sender::new(FlowId(1), cfg(), Paced, None, Time::ZERO);
+        let mut now = Time::ZERO;
+        let mut sent = vec![];
+        while sent.len() < 10 {
+            let p = drain(&mut s, now);
+            assert!(p.len() <= 1, "paced sender sent a burst");
+            sent.extend(p.iter().map(|p| (now, p.seg.seq)));
+            let t = s.poll_timeout().unwrap();
+            // The RTO (1 s) is later than the pacing release.
+            assert!(t > now && t <= now + Dur::from_ms(1));
+            s.on_timeout(t);
+            now = t;
+        }
+        for (k, &(t, seq)) in sent.iter().enumerate() {
+            assert_eq!((t, seq), (ms(k as u64), k as u32));
+        }
     }
 }

@@ -1,0 +1,423 @@
+//! Scenario tests: one NewReno flow through the [`Pair`] harness (no simulator).
+//!
+//! Common setup unless a test says otherwise: MSS 1000 B, 40-byte headers, a 10 Mb/s forward
+//! link (tx time 0.832 ms per data packet), 10 ms each way, so the base RTT is 20.832 ms.
+//! The link algorithm is a test-only FIFO (or marker) so these tests depend on no AQM.
+
+use xcc_core::harness::{
+    DropCause, LinkConfig, LossModel, Pair, PairConfig, TraceEvent, TraceRecord,
+};
+use xcc_core::host::{AnyController, NewReno, NewRenoConfig};
+use xcc_core::link::{LinkAlgorithm, QueueView, Verdict};
+use xcc_core::packet::Packet;
+use xcc_core::time::{Dur, Time};
+use xcc_core::transport::{DelayedAck, TransportConfig};
+use xcc_core::wire::Ecn;
+
+const MSS: u32 = 1000;
+/// Base RTT: 10 ms + 0.832 ms transmission forward, 10 ms back (ACKs are not serialised).
+const RTT: Dur = Dur::from_us(20_832);
+
+/// Queues everything (the harness's buffer limit is the only drop-tail).
+#[derive(Debug, Clone, Default)]
+struct Fifo;
+impl LinkAlgorithm for Fifo {
+    fn on_enqueue(&mut self, _: Time, _: &mut Packet, _: &mut dyn QueueView) -> Verdict {
+        Verdict::Queue
+    }
+}
+
+/// Marks the first transmission of the listed data segments.
+#[derive(Debug, Clone, Default)]
+struct MarkSeqs(Vec<u32>);
+impl LinkAlgorithm for MarkSeqs {
+    fn on_enqueue(&mut self, _: Time, pkt: &mut Packet, _: &mut dyn QueueView) -> Verdict {
+        match self.0.iter().position(|&s| s == pkt.seg.seq) {
+            Some(i) => {
+                self.0.remove(i);
+                Verdict::Mark
+            }
+            None => Verdict::Queue,
+        }
+    }
+}
+
+fn reno(max_window_segments: Option<u64>) -> AnyController {
+    AnyController::NewReno(NewReno::new(NewRenoConfig {
+        mss_bytes: MSS,
+        initial_window_segments: 2,
+        max_window_bytes: max_window_segments.map(|w| w * MSS as u64),
+    }))
+}
+
+fn transport(sack: bool) -> TransportConfig {
+    TransportConfig {
+        mss_bytes: MSS,
+        sack,
+        ..TransportConfig::default()
+    }
+}
+
+fn config(transport: TransportConfig, size_segments: Option<u64>, loss: LossModel) -> PairConfig {
+    PairConfig {
+        transport,
+        size_bytes: size_segments.map(|n| n * MSS as u64),
+        link: LinkConfig {
+            rate_bps: 10_000_000,
+            delay: Dur::from_ms(10),
+            buffer_packets: 1000,
+        },
+        return_delay: Dur::from_ms(10),
+        loss,
+        ..PairConfig::default()
+    }
+}
+
+fn retransmissions(trace: &[TraceRecord]) -> Vec<(Time, u32)> {
+    trace
+        .iter()
+        .filter_map(|r| match r.event {
+            TraceEvent::Sent {
+                seq,
+                retransmission: true,
+                ..
+            } => Some((r.at, seq)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn ssthresh_values(trace: &[TraceRecord]) -> Vec<u64> {
+    let mut v: Vec<u64> = trace
+        .iter()
+        .filter_map(|r| match r.event {
+            TraceEvent::AckReceived { ssthresh, .. } => Some(ssthresh),
+            _ => None,
+        })
+        .collect();
+    v.dedup();
+    v
+}
+
+/// Time of the first ACK that acknowledges segment `seq` (cumulatively).
+fn first_ack_covering(trace: &[TraceRecord], seq: u32) -> Time {
+    trace
+        .iter()
+        .find_map(|r| match r.event {
+            TraceEvent::AckReceived { ack, .. } if ack > seq => Some(r.at),
+            _ => None,
+        })
+        .expect("segment never acknowledged")
+}
+
+// RFC 6582 "three losses in one window", SACK off, receiver window 16 segments:
+//
+//   sender                                   receiver
+//   30 ✗  31 32 33 ✗ 34 35 36 ✗ 37 .. 45 ──▶
+//        ◀── ack 30 (dup x3: 31 32 34)       fast retransmit 30, recover = 46,
+//                                            ssthresh = cwnd = 8 MSS (FlightSize 16 / 2)
+//        ◀── ack 30 (dups: pipe shrinks, new data 46.. when pipe < cwnd)
+//   30' ──▶
+//        ◀── ack 33 (partial)                retransmit 33, re-arm RTO (first partial)
+//   33' ──▶
+//        ◀── ack 36 (partial)                retransmit 36
+//   36' ──▶
+//        ◀── ack >= 46 (full)                cwnd = min(ssthresh, FlightSize + MSS), exit
+//
+// Exactly one window reduction, one retransmission per partial ACK, no RTO, every byte
+// delivered; recovery takes one RTT per hole.
+#[test]
+fn newreno_three_losses_in_one_window() {
+    let cfg = config(
+        transport(false),
+        Some(120),
+        LossModel::FirstTransmission(vec![30, 33, 36]),
+    );
+    let mut pair = Pair::with_parts(cfg, reno(Some(16)), Fifo);
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
+    let s = pair.sender_stats();
+    let tr = pair.trace();
+    let rtx = retransmissions(tr);
+    assert_eq!(
+        rtx.iter().map(|r| r.1).collect::<Vec<_>>(),
+        vec![30, 33, 36]
+    );
+    assert_eq!((s.retransmits, s.fast_recoveries, s.timeouts), (3, 1, 0));
+    assert_eq!(
+        ssthresh_values(tr),
+        vec![16 * MSS as u64, 8 * MSS as u64]
+    );
+    // Each hole after the first is retransmitted when the partial ACK pointing at it arrives.
+    assert_eq!(first_ack_covering(tr, 30), rtx[1].0);
+    assert_eq!(first_ack_covering(tr, 33), rtx[2].0);
+    // ... so NewReno needs about one RTT per hole.
+    let recovery = first_ack_covering(tr, 36) - rtx[0].0;
+    assert!(
+        recovery >= RTT.saturating_mul(3) && recovery < RTT.saturating_mul(4),
+        "{recovery:?}"
+    );
+    assert_eq!(pair.receiver_stats().bytes_delivered, 120 * MSS as u64);
+    assert_eq!(pair.delivered_bytes(), 120 * MSS as u64);
+    assert_eq!(pair.receiver_stats().duplicates, 0);
+    // The window kept the sender busy during recovery: new data left between retransmissions.
+    let new_during_recovery = tr
+        .iter()
+        .filter(|r| r.at > rtx[0].0 && r.at < rtx[2].0)
+        .filter(|r| {
+            matches!(
+                r.event,
+                TraceEvent::Sent {
+                    retransmission: false,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert!(new_during_recovery >= 4, "{new_during_recovery}");
+}
+
+// Same three losses with SACK: the scoreboard proves 33 and 36 lost (3 SACKed segments above
+// each) while the retransmission of 30 is still in flight, so all holes are repaired in about
+// one RTT:
+//
+//   30 ✗ 31 32 33 ✗ 34 35 36 ✗ 37 38 39 ──▶
+//        ◀── ack 30 sack 31-33,34           IsLost(30): fast retransmit 30
+//        ◀── ack 30 sack 34-36,31-33,37     IsLost(33): retransmit 33 (pipe permitting)
+//        ◀── ack 30 sack 37-40,...          IsLost(36): retransmit 36
+//        ◀── ack >= 46 (one RTT after 30')
+#[test]
+fn sack_recovers_three_losses_in_one_rtt() {
+    let cfg = config(
+        transport(true),
+        Some(120),
+        LossModel::FirstTransmission(vec![30, 33, 36]),
+    );
+    let mut pair = Pair::with_parts(cfg, reno(Some(16)), Fifo);
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
+    let s = pair.sender_stats();
+    let tr = pair.trace();
+    let rtx = retransmissions(tr);
+    assert_eq!(
+        rtx.iter().map(|r| r.1).collect::<Vec<_>>(),
+        vec![30, 33, 36]
+    );
+    assert_eq!((s.retransmits, s.fast_recoveries, s.timeouts), (3, 1, 0));
+    assert_eq!(ssthresh_values(tr).len(), 2);
+    // All three retransmissions leave before the first one is acknowledged...
+    assert!(rtx[2].0 < first_ack_covering(tr, 30));
+    // ... and the recovery ends about one RTT after it started.
+    let recovery = first_ack_covering(tr, 36) - rtx[0].0;
+    assert!(recovery < RTT.saturating_mul(2), "{recovery:?}");
+    assert_eq!(pair.receiver_stats().bytes_delivered, 120 * MSS as u64);
+    assert_eq!(pair.receiver_stats().duplicates, 0);
+}
+
+// ECN: the link marks 20 and 22 (same window) and later 80.
+//
+//   20(CE) 21 22(CE) ──▶
+//        ◀── ack 21 ECE      cwnd, ssthresh = FlightSize/2; next new segment carries CWR
+//        ◀── ack 23 ECE      same window: ignored
+//   n (CWR) ──▶
+//        ◀── acks without ECE from the arrival of n on
+//   ... 80(CE) ... ◀── ECE   a second, separate reduction
+//
+// No retransmissions, no recovery, segments ECT(0) throughout.
+#[test]
+fn ecn_halves_once_per_window_without_retransmitting() {
+    let t = TransportConfig {
+        ecn: true,
+        ..transport(false)
+    };
+    let cfg = config(t, Some(200), LossModel::None);
+    let mut pair = Pair::with_parts(cfg, reno(None), MarkSeqs(vec![20, 22, 80]));
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
+    let s = pair.sender_stats();
+    let tr = pair.trace();
+    assert_eq!(
+        (
+            s.ecn_reductions,
+            s.retransmits,
+            s.fast_recoveries,
+            s.timeouts
+        ),
+        (2, 0, 0, 0)
+    );
+    assert_eq!(pair.link_stats().marked, 3);
+    assert_eq!(pair.receiver_stats().ce_received, 3);
+    let sent: Vec<_> = tr
+        .iter()
+        .filter_map(|r| match r.event {
+            TraceEvent::Sent { seq, ecn, cwr, .. } => Some((r.at, seq, ecn, cwr)),
+            _ => None,
+        })
+        .collect();
+    assert!(sent.iter().all(|s| s.2 == Ecn::Ect0));
+    let cwr: Vec<_> = sent.iter().filter(|s| s.3).collect();
+    assert_eq!(cwr.len(), 2, "one CWR per reduction");
+    // The CWR segment is the first one sent after the ECE that caused the reduction.
+    let first_ece = tr
+        .iter()
+        .find(|r| matches!(r.event, TraceEvent::AckSent { ece: true, .. }))
+        .map(|r| r.at)
+        .unwrap();
+    assert!(cwr[0].0 >= first_ece + Dur::from_ms(10));
+    // One reduction for the 20/22 window: ssthresh changes exactly twice in the whole run.
+    assert_eq!(ssthresh_values(tr).len(), 3);
+    // The receiver stops echoing once the CWR segment has arrived (and before the mark of 80).
+    let cwr_arrival = tr
+        .iter()
+        .find(|r| matches!(r.event, TraceEvent::Arrived { seq, .. } if seq == cwr[0].1))
+        .unwrap()
+        .at;
+    let eces_after: Vec<bool> = tr
+        .iter()
+        .filter(|r| r.at >= cwr_arrival)
+        .filter_map(|r| match r.event {
+            TraceEvent::AckSent { ece, .. } => Some(ece),
+            TraceEvent::Arrived { ce: true, .. } => None,
+            _ => None,
+        })
+        .take(5)
+        .collect();
+    assert_eq!(eces_after, vec![false; 5]);
+    assert_eq!(pair.receiver_stats().bytes_delivered, 200 * MSS as u64);
+}
+
+// Delayed ACKs (every 2 segments, 40 ms), a 3-segment flow:
+//
+//   t=0   0 1 ──▶
+//               ◀── ack 2 (on the second segment)
+//   t≈21  2 ──▶   (cwnd 3, only one segment left)
+//               ... 40 ms ...
+//               ◀── ack 3 (delayed-ACK timer)
+#[test]
+fn delayed_ack_pairs_segments_and_times_out_for_a_lone_one() {
+    let t = TransportConfig {
+        delayed_ack: Some(DelayedAck {
+            every_segments: 2,
+            max_delay: Dur::from_ms(40),
+        }),
+        ..transport(false)
+    };
+    let mut pair = Pair::with_parts(config(t, Some(3), LossModel::None), reno(None), Fifo);
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(1)));
+    let tr = pair.trace();
+    let acks: Vec<_> = tr
+        .iter()
+        .filter_map(|r| match r.event {
+            TraceEvent::AckSent { ack, .. } => Some((r.at, ack)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(acks.iter().map(|a| a.1).collect::<Vec<_>>(), vec![2, 3]);
+    let arrival_of_1 = tr
+        .iter()
+        .find(|r| matches!(r.event, TraceEvent::Arrived { seq: 1, .. }))
+        .unwrap()
+        .at;
+    let arrival_of_2 = tr
+        .iter()
+        .find(|r| matches!(r.event, TraceEvent::Arrived { seq: 2, .. }))
+        .unwrap()
+        .at;
+    assert_eq!(acks[0].0, arrival_of_1);
+    assert_eq!(acks[1].0, arrival_of_2 + Dur::from_ms(40));
+
+    // A longer loss-free flow: about one ACK per two segments.
+    let mut pair = Pair::with_parts(config(t, Some(400), LossModel::None), reno(None), Fifo);
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
+    let acks = pair.receiver_stats().acks_sent;
+    assert!((200..=215).contains(&acks), "{acks} ACKs for 400 segments");
+}
+
+// A sized flow whose last segment is short completes: completed_at is set, the receiver got
+// exactly `size` bytes, and an early on_timeout changes nothing.
+#[test]
+fn sized_flow_completes_with_exact_bytes() {
+    let size = 100 * MSS as u64 + 321;
+    let mut cfg = config(transport(true), None, LossModel::None);
+    cfg.size_bytes = Some(size);
+    let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
+    pair.drive_until(Time::ZERO + Dur::from_ms(30));
+    let before = pair.sender_stats();
+    let now = pair.now();
+    pair.sender_mut().on_timeout(now); // RTO not due: nothing happens
+    assert_eq!(pair.sender_mut().poll_transmit(now), None);
+    assert_eq!(pair.sender_stats(), before);
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
+    let s = pair.sender_stats();
+    assert!(pair.sender().is_complete());
+    assert!(s.completed_at.is_some());
+    assert_eq!((s.bytes_acked, s.retransmits, s.timeouts), (size, 0, 0));
+    assert_eq!(pair.receiver_stats().bytes_delivered, size);
+    assert_eq!(
+        pair.receiver().first_byte_at(),
+        Some(Time::ZERO + Dur::from_us(10_832))
+    );
+    // Nothing left to do once complete.
+    assert_eq!(pair.sender().poll_timeout(), None);
+}
+
+// A drop-tail overflow: slow start overshoots a 20-packet buffer; recovery (with or without
+// SACK) delivers everything, and NewReno never needs more reductions than loss episodes.
+#[test]
+fn buffer_overflow_in_slow_start_is_recovered() {
+    for sack in [false, true] {
+        let mut cfg = config(transport(sack), Some(2000), LossModel::None);
+        cfg.link.buffer_packets = 20;
+        let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
+        assert!(
+            pair.drive_to_completion(Time::ZERO + Dur::from_secs(60)),
+            "sack={sack}"
+        );
+        let drops = pair.link_stats().dropped_full;
+        assert!(drops > 0);
+        let tr = pair.trace();
+        assert!(tr.iter().any(|r| matches!(
+            r.event,
+            TraceEvent::Dropped {
+                cause: DropCause::BufferFull,
+                ..
+            }
+        )));
+        assert_eq!(
+            pair.receiver_stats().bytes_delivered,
+            2000 * MSS as u64,
+            "sack={sack}"
+        );
+        let s = pair.sender_stats();
+        assert!(s.retransmits >= drops, "sack={sack} {s:?}");
+        // Goodput sanity: a 10 Mb/s link moves 2 MB in ~1.7 s; allow for slow start and loss.
+        let done = s.completed_at.unwrap().as_secs_f64();
+        assert!(done < 4.0, "sack={sack} took {done}s {s:?}");
+    }
+}
+
+// Random loss p = 1 %, fast link (100 Mb/s, so the window, not the link, limits): the
+// throughput should be near Mathis et al. `MSS/RTT * sqrt(3/2) / sqrt(p)` (~4.9 Mb/s here).
+#[test]
+fn random_loss_throughput_near_mathis() {
+    let p = 0.01;
+    let mut cfg = config(
+        transport(false),
+        None,
+        LossModel::Random {
+            probability: p,
+            seed: 7,
+        },
+    );
+    cfg.link.rate_bps = 100_000_000;
+    cfg.trace = false;
+    let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
+    let secs = 30;
+    pair.drive_until(Time::ZERO + Dur::from_secs(secs));
+    let rtt = pair.sender_stats().min_rtt.as_secs_f64();
+    let mathis = MSS as f64 * 8.0 / rtt * (1.5f64).sqrt() / p.sqrt();
+    let got = pair.receiver_stats().bytes_delivered as f64 * 8.0 / secs as f64;
+    let ratio = got / mathis;
+    assert!(
+        (0.6..=1.4).contains(&ratio),
+        "got {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}"
+    );
+    assert!(pair.link_stats().dropped_random > 0);
+}
