@@ -143,10 +143,7 @@ fn newreno_three_losses_in_one_window() {
         vec![30, 33, 36]
     );
     assert_eq!((s.retransmits, s.fast_recoveries, s.timeouts), (3, 1, 0));
-    assert_eq!(
-        ssthresh_values(tr),
-        vec![16 * MSS as u64, 8 * MSS as u64]
-    );
+    assert_eq!(ssthresh_values(tr), vec![16 * MSS as u64, 8 * MSS as u64]);
     // Each hole after the first is retransmitted when the partial ACK pointing at it arrives.
     assert_eq!(first_ack_covering(tr, 30), rtx[1].0);
     assert_eq!(first_ack_covering(tr, 33), rtx[2].0);
@@ -420,4 +417,92 @@ fn random_loss_throughput_near_mathis() {
         "got {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}"
     );
     assert!(pair.link_stats().dropped_random > 0);
+}
+
+// The whole tail of a flow is lost: no duplicate ACKs can come, only the RTO recovers.
+//
+//   ... 16 17✗ 18✗ 19✗ ──▶
+//        ◀── ack 17 (for 16)
+//        ... RTO ...          cwnd = 1 MSS, go-back-N: 17' ──▶ ◀── ack 18, 18' 19' ──▶ ...
+#[test]
+fn lost_tail_is_recovered_by_the_rto() {
+    for sack in [false, true] {
+        let cfg = config(
+            transport(sack),
+            Some(20),
+            LossModel::FirstTransmission(vec![17, 18, 19]),
+        );
+        let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
+        assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
+        let s = pair.sender_stats();
+        assert_eq!(
+            (s.timeouts, s.retransmits, s.fast_recoveries),
+            (1, 3, 0),
+            "sack={sack}"
+        );
+        let tr = pair.trace();
+        let rto_at = tr
+            .iter()
+            .find(|r| matches!(r.event, TraceEvent::Timeout { snd_una: 17 }))
+            .unwrap()
+            .at;
+        let rtx = retransmissions(tr);
+        assert_eq!(
+            rtx.iter().map(|r| r.1).collect::<Vec<_>>(),
+            vec![17, 18, 19]
+        );
+        assert_eq!(rtx[0].0, rto_at);
+        // After the timeout the window is 1 MSS: 18 waits for the ACK of 17'.
+        assert_eq!(rtx[1].0, first_ack_covering(tr, 17));
+        assert_eq!(pair.receiver_stats().bytes_delivered, 20 * MSS as u64);
+    }
+}
+
+// Invariants under many random loss patterns, with and without SACK, delayed ACKs and ECN
+// marks: every flow completes, the receiver gets exactly the flow's bytes, the scoreboard
+// arithmetic never underflows (debug build), and retransmissions stay below 3x the losses.
+#[test]
+fn random_losses_never_break_delivery() {
+    let mut runs = 0;
+    for seed in 0..12u64 {
+        for sack in [false, true] {
+            for delayed in [false, true] {
+                let t = TransportConfig {
+                    ecn: seed % 3 == 0,
+                    delayed_ack: delayed.then_some(DelayedAck {
+                        every_segments: 2,
+                        max_delay: Dur::from_ms(40),
+                    }),
+                    ..transport(sack)
+                };
+                let p = [0.002, 0.02, 0.08][(seed % 3) as usize];
+                let size = 300 * MSS as u64 + seed * 37;
+                let mut cfg = config(
+                    t,
+                    None,
+                    LossModel::Random {
+                        probability: p,
+                        seed,
+                    },
+                );
+                cfg.size_bytes = Some(size);
+                cfg.link.buffer_packets = 8 + seed as u32;
+                cfg.trace = false;
+                let mut pair =
+                    Pair::with_parts(cfg, reno(None), MarkSeqs((0..300).step_by(23).collect()));
+                let done = pair.drive_to_completion(Time::ZERO + Dur::from_secs(600));
+                let s = pair.sender_stats();
+                let l = pair.link_stats();
+                let ctx = format!("seed={seed} sack={sack} delayed={delayed} {s:?} {l:?}");
+                assert!(done, "{ctx}");
+                assert_eq!(pair.receiver_stats().bytes_delivered, size, "{ctx}");
+                assert_eq!(s.bytes_acked, size, "{ctx}");
+                let losses = l.dropped_random + l.dropped_full + l.dropped_aqm;
+                assert!(s.retransmits <= 3 * losses + 3 * s.timeouts, "{ctx}");
+                assert_eq!(s.bytes_in_flight, 0, "{ctx}");
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 48);
 }
