@@ -68,7 +68,8 @@ def plot_run(
 ) -> list[Path]:
     """Draw ``run`` (a :class:`~xcclab.results.RunResult` or a run directory).
 
-    Shows at most ``max_lines`` flows (the fastest) and links (the fullest queues) per panel.
+    Shows at most ``max_lines`` flows (the fastest) and links (the fullest queues, leaving out
+    those whose peak stays under 1 % of the largest) per panel.
     Returns the written files. Raises :class:`ScenarioError` if the run has no time series.
     """
     import polars as pl
@@ -114,7 +115,8 @@ def plot_run(
     ax_cwnd.set_title("congestion window", fontsize=10)
 
     qpeaks = ls.group_by("link_id").agg(pl.col("queue_bytes").max().fill_null(0)).rows()
-    busy = [(i, p) for i, p in qpeaks if (p or 0) > 0]
+    top = max((p or 0 for _, p in qpeaks), default=0)
+    busy = [(i, p) for i, p in qpeaks if (p or 0) > 0 and (p or 0) >= 0.01 * top]
     link_ids = _pick(busy, max_lines)
     for lid in link_ids:
         sub = ls.filter(pl.col("link_id") == lid).sort("time_s")

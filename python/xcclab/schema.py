@@ -4,7 +4,7 @@ The native module returns each table as ``{column: list}``; this module fixes ea
 type so that every run writes the same Parquet schema, even when a table is empty. Undefined
 values become nulls: floats the native side reports as NaN (in any float column, e.g.
 ``fct_s`` of an unfinished flow, ``stop_s`` of a flow without a stop) and ints it reports as
--1 for "unlimited"
+-1 for "unlimited" or "not applicable" (and ``i64::MAX`` for an unset ssthresh)
 (``size_bytes``, ``buffer_packets``, ``buffer_bytes``).
 """
 
@@ -31,10 +31,10 @@ TABLES: dict[str, tuple[Column, ...]] = {
     "flows": (
         _c("flow_id", "i64", "", "flow index (0-based, in scenario order after expansion)"),
         _c("name", "str", "", "flow name after `{i}` expansion"),
-        _c("kind", "str", "", '"bulk" or "cbr" (arrivals and transactions are "bulk")'),
+        _c("kind", "str", "", '"bulk", "cbr", "arrival", "request" or "response"'),
         _c("src", "str", "", "source host"),
         _c("dst", "str", "", "destination host"),
-        _c("cc", "str", "", 'congestion control ("newreno"; empty for cbr)'),
+        _c("cc", "str", "", 'congestion control ("newreno"; "none" for cbr)'),
         _c("start_s", "f64", "s", "start time"),
         _c("stop_s", "f64", "s", "stop time; null when the flow has no stop", True),
         _c("size_bytes", "i64", "B", "application bytes to send; null when unlimited", True),
@@ -77,22 +77,28 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("time_s", "f64", "s", "end of the sampling interval"),
         _c("flow_id", "i64", "", "flow index (joins flows.flow_id)"),
         _c("rate_bps", "f64", "bit/s", "delivery rate over the interval"),
-        _c("cwnd_bytes", "f64", "B", "congestion window at the sample; null for cbr", True),
-        _c("ssthresh_bytes", "f64", "B", "slow-start threshold; null when unset", True),
+        _c("cwnd_bytes", "i64", "B", "congestion window at the sample; null for cbr", True),
+        _c("ssthresh_bytes", "i64", "B", "slow-start threshold; null while unset (infinite)", True),
         _c("srtt_s", "f64", "s", "smoothed RTT; null before the first sample", True),
-        _c("bytes_in_flight", "f64", "B", "sent but not yet acknowledged", True),
-        _c("delivered_bytes", "f64", "B", "cumulative bytes delivered"),
+        _c("bytes_in_flight", "i64", "B", "sent but not yet acknowledged; null for cbr", True),
+        _c("delivered_bytes", "i64", "B", "cumulative payload bytes delivered"),
     ),
     "link_series": (
         _c("time_s", "f64", "s", "end of the sampling interval"),
         _c("link_id", "i64", "", "link direction index (joins links.link_id)"),
         _c("rate_bps", "f64", "bit/s", "transmitted rate over the interval"),
         _c("utilisation", "f64", "", "rate_bps / capacity"),
-        _c("queue_bytes", "f64", "B", "queue length at the sample"),
-        _c("queue_packets", "f64", "packets", "queue length at the sample"),
+        _c("queue_bytes", "i64", "B", "queue length at the sample"),
+        _c("queue_packets", "i64", "packets", "queue length at the sample"),
         _c("drops", "i64", "packets", "drops during the interval"),
         _c("marks", "i64", "packets", "CE marks during the interval"),
-        _c("gauge", "f64", "", "algorithm-specific state (e.g. RED's average queue)", True),
+        _c(
+            "gauge",
+            "f64",
+            "",
+            "algorithm state: RED's average queue (its unit); 0 for droptail",
+            True,
+        ),
     ),
     "transactions": (
         _c("txn_id", "i64", "", "transaction index"),
@@ -108,6 +114,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
 }
 
 TABLE_NAMES: tuple[str, ...] = tuple(TABLES)
+_I64_MAX = 2**63 - 1
 
 
 def polars_dtype(dtype: str) -> Any:
@@ -139,7 +146,9 @@ def to_frame(name: str, columns: dict[str, list[Any]] | None) -> Any:
         if col.dtype == "f64":
             s = s.fill_nan(None)  # NaN is the native side's "undefined"
         elif col.nullable and col.dtype == "i64":
-            s = pl.select(pl.when(s < 0).then(None).otherwise(s).alias(col.name)).to_series()
+            # -1 means "unlimited"/"not applicable"; i64::MAX an unset (infinite) threshold
+            unset = (s < 0) | (s == _I64_MAX)
+            s = pl.select(pl.when(unset).then(None).otherwise(s).alias(col.name)).to_series()
         series.append(s)
     for extra, values in columns.items():  # forward compatible: keep unknown columns
         series.append(pl.Series(extra, values, strict=False))

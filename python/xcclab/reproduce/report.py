@@ -56,7 +56,7 @@ class Comparison:
 
     def within(self, tolerance: float) -> bool:
         rel = self.rel_diff
-        return rel is not None and abs(rel) <= tolerance
+        return rel is not None and abs(rel) <= tolerance + 1e-12
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)

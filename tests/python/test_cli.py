@@ -1,0 +1,147 @@
+"""The ``xcc`` command line: exit codes, messages, listings (fake native module)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from xcclab import cli
+
+
+def run_cli(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_and_plot(fake_native, scenario_file, tmp_path, capsys):
+    out = tmp_path / "run"
+    code, stdout, err = run_cli(capsys, "run", str(scenario_file), "--out", str(out), "--seed", "4")
+    assert code == 0, err
+    assert f"wrote {out}" in stdout
+    assert json.loads((out / "run.json").read_text())["seed"] == 4
+    code, stdout, err = run_cli(capsys, "plot", str(out))
+    assert code == 0, err
+    assert stdout.split() == [
+        str(out / "plots" / "timeseries.png"),
+        str(out / "plots" / "timeseries.svg"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("exc", "code"),
+    [
+        (ValueError('tiny.toml: link[1].rate: expected a rate like "10Mbps"'), 2),
+        (RuntimeError("invariant violated: negative queue"), 1),
+    ],
+)
+def test_run_errors_map_to_exit_codes(fake_native, scenario_file, tmp_path, capsys, exc, code):
+    fake_native.fail = exc
+    out = tmp_path / "out"
+    got, stdout, err = run_cli(capsys, "run", str(scenario_file), "--out", str(out))
+    assert got == code
+    assert err == f"xcc: error: {exc}\n"
+    assert not out.exists()
+
+
+def test_missing_file_is_bad_input(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "run", str(tmp_path / "nope.toml"), "--out", str(tmp_path / "o"))
+    assert code == 2
+    assert err.startswith("xcc: error: ") and "nope.toml: no such scenario file" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_validate(fake_native, scenario_file, capsys):
+    code, stdout, _ = run_cli(capsys, "validate", str(scenario_file))
+    assert code == 0
+    assert stdout.strip() == f"{scenario_file}: ok: scenario 'fake' (2 host)"
+
+
+def test_missing_native_module_is_reported(monkeypatch, scenario_file, tmp_path, capsys):
+    import xcclab.results
+    from xcclab.errors import NativeModuleMissing
+
+    def missing():
+        raise NativeModuleMissing("the simulator module xcclab._native is not built")
+
+    monkeypatch.setattr(xcclab.results, "load_native", missing)
+    code, _, err = run_cli(capsys, "run", str(scenario_file), "--out", str(tmp_path / "o"))
+    assert code == 1 and "not built" in err
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["run"])
+    assert info.value.code == 2
+    assert "xcc: error:" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        cli.main(["frobnicate"])
+    assert info.value.code == 2
+
+
+def test_list_shows_algorithms_and_experiments(capsys):
+    code, stdout, _ = run_cli(capsys, "list")
+    assert code == 0
+    assert "newreno" in stdout and "implemented" in stdout and "RFC 6582/3168" in stdout
+    for name in ("droptail", "red", "maxnet", "xcp", "rcp", "piqi-rcp", "jetmax", "slbn"):
+        assert f"  {name} " in stdout
+    for name in ("erica", "bfyz", "cobb", "markmax-b", "markmax-t"):
+        assert f"  {name} " in stdout
+    assert "markmax-s1-dt" in stdout and "planned" in stdout
+
+
+def test_reproduce_list_and_unknown(capsys, tmp_path):
+    code, stdout, _ = run_cli(capsys, "reproduce", "--list")
+    assert code == 0 and "markmax-s1-dt" in stdout and "slbn-2b" in stdout
+    code, _, err = run_cli(capsys, "reproduce", "nope", "--out", str(tmp_path / "x"))
+    assert code == 2 and "unknown experiment 'nope'" in err
+    code, _, err = run_cli(capsys, "reproduce", "maxnet-cbr", "--out", str(tmp_path / "x"))
+    assert code == 2 and "planned" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_experiment_ids_cover_the_catalog():
+    """Every id of experiments.md (``### id``) is in the registry."""
+    from xcclab.reproduce import REGISTRY
+
+    catalog = ROOT.parent / "shared" / "experiments.md"
+    if not catalog.is_file():
+        pytest.skip("shared/experiments.md not beside the repository")
+    ids = set()
+    for line in catalog.read_text().splitlines():
+        if line.startswith("### "):
+            ident = line[4:].split(" ")[0].rstrip(",")
+            ids.add(ident)
+    expanded = {i for i in REGISTRY}
+    for ident in ids:
+        if ident.endswith("-N") or ident.endswith("-K"):
+            assert any(e.startswith(ident[:-1]) for e in expanded), ident
+        else:
+            assert ident in expanded, ident
+
+
+def test_bench_worker_imports_only_the_native_module():
+    code = (
+        "import sys, xcclab._bench_worker; "
+        "print(sorted(m for m in ('polars', 'matplotlib', 'numpy', 'tqdm') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT / "python"), "PATH": ""},
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_bench_rejects_unknown_scenarios(tmp_path, capsys):
+    (tmp_path / "one.toml").write_text("")
+    code, _, err = run_cli(capsys, "bench", "--dir", str(tmp_path), "--scenario", "two")
+    assert code == 2 and "unknown benchmark two; available: one" in err
+    code, _, err = run_cli(capsys, "bench", "--dir", str(tmp_path / "none"))
+    assert code == 2 and "no benchmark directory" in err

@@ -1,0 +1,174 @@
+"""The scenario builder and the committed scenario files (no native module needed)."""
+
+from __future__ import annotations
+
+import json
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    import tomli as tomllib
+
+import pytest
+
+from conftest import ROOT
+from xcclab import Scenario
+from xcclab.errors import ScenarioError
+from xcclab.reproduce import markmax_s1_dt
+from xcclab.scenario import fmt_rate, fmt_size, fmt_time
+
+
+def build() -> Scenario:
+    sc = Scenario("two", duration=10, description="d", seed=7)
+    sc.add_host("s{i}", count=2).add_host("d{i}", count=2).add_router("r1").add_router("r2")
+    sc.add_link("s{i}", "r1", rate=1e9, delay=0.001, count=2)
+    sc.add_link(
+        "r1",
+        "r2",
+        rate="100Mbps",
+        delay="10ms",
+        buffer=100,
+        queue={"kind": "red", "min_th": "30pkt", "max_th": "90pkt", "max_p": 0.1},
+        reverse={"rate": 10e6, "buffer": "unlimited"},
+    )
+    sc.add_link("r2", "d{i}", rate="1Gbps", delay="1ms", count=2, loss=0.01)
+    sc.add_flow(
+        "f{i}",
+        src="s{i}",
+        dst="d{i}",
+        count=2,
+        stop=9.5,
+        size=10_000_000,
+        cc={"kind": "newreno", "initial_window": 2},
+        transport={"mss": 1460, "ecn": True, "delayed_ack": False, "min_rto": 0.2},
+    )
+    sc.add_flow("u", src="s1", dst="d1", kind="cbr", rate=4e8, packet_size=1500, start=1)
+    sc.add_arrivals(
+        "mice",
+        src="s1",
+        dst="d1",
+        mean_interarrival=0.2,
+        size={"dist": "pareto", "mean": "150KB", "shape": 1.4},
+        stop="9s",
+    )
+    sc.add_transactions(
+        "http", client="d2", server="s2", count=20, request=62, response="4KB", start=2, stop=4
+    )
+    sc.metrics(interval=0.1)
+    return sc
+
+
+def test_units_are_written_exactly():
+    assert fmt_time(0.0025) == "2500us"
+    assert fmt_time(0.0205) == "20500us"
+    assert fmt_time(12) == "12s"
+    assert fmt_time(0) == "0s"
+    assert fmt_time(1e-9) == "1ns"
+    assert fmt_time("3ms") == "3ms"
+    assert fmt_rate(70e6) == "70Mbps"
+    assert fmt_rate(1_500_000) == "1500kbps"
+    assert fmt_rate(10**10) == "10Gbps"
+    assert fmt_size(540) == "540B"
+    assert fmt_size(1_000_000) == "1MB"
+    with pytest.raises(TypeError):
+        fmt_time(True)
+    with pytest.raises(ValueError):
+        fmt_time(float("nan"))
+
+
+def test_builder_produces_the_toml_structure():
+    d = build().to_dict()
+    assert d["name"] == "two" and d["duration"] == "10s" and d["seed"] == 7
+    assert [h["name"] for h in d["host"]] == ["s{i}", "d{i}"]
+    assert d["link"][0] == {
+        "between": ["s{i}", "r1"],
+        "count": 2,
+        "rate": "1Gbps",
+        "delay": "1ms",
+    }
+    assert d["link"][1]["buffer"] == "100pkt"
+    assert d["link"][1]["reverse"] == {"rate": "10Mbps", "buffer": "unlimited"}
+    flow = d["flow"][0]
+    assert flow["stop"] == "9500ms" and flow["size"] == "10MB"
+    assert flow["transport"] == {
+        "mss": "1460B",
+        "ecn": True,
+        "delayed_ack": False,
+        "min_rto": "200ms",
+    }
+    assert d["flow"][1]["kind"] == "cbr" and d["flow"][1]["rate"] == "400Mbps"
+    assert d["arrivals"][0]["mean_interarrival"] == "200ms"
+    assert d["transactions"][0]["request"] == "62B"
+    assert d["metrics"] == {"interval": "100ms"}
+    assert json.loads(build().to_json()) == d
+
+
+def test_to_dict_is_a_copy():
+    sc = build()
+    sc.to_dict()["host"].clear()
+    assert len(sc.to_dict()["host"]) == 2
+
+
+def test_toml_round_trip(tmp_path):
+    sc = build()
+    text = sc.to_toml(header="a comment\nover two lines")
+    assert text.startswith("# a comment\n# over two lines\n")
+    assert tomllib.loads(text) == sc.to_dict()
+    path = sc.save(tmp_path / "x.toml")
+    assert Scenario.load(path) == sc
+    path = sc.save(tmp_path / "x.json")
+    assert Scenario.load(path) == sc
+
+
+def test_load_errors_name_the_file(tmp_path):
+    with pytest.raises(ScenarioError, match="missing.toml: no such scenario file"):
+        Scenario.load(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n")
+    with pytest.raises(ScenarioError, match="bad.toml: not a valid scenario file"):
+        Scenario.load(bad)
+
+
+@pytest.mark.parametrize("ratio", markmax_s1_dt.RATIOS)
+def test_committed_markmax_scenarios_match_the_generator(ratio):
+    path = ROOT / "scenarios" / f"markmax-s1-dt-r{ratio}.toml"
+    expected = markmax_s1_dt.scenario(ratio).to_toml(header=markmax_s1_dt.scenario_header(ratio))
+    assert path.read_text() == expected, "regenerate with --write-scenarios scenarios/"
+
+
+def test_markmax_delays_follow_delta_equation():
+    # delta_i = 4 a_i + 2 a_btl with a_btl = 1 ms and delta_1 = 12 ms
+    d = markmax_s1_dt.scenario(20).to_dict()
+    delays = {tuple(link["between"]): link["delay"] for link in d["link"]}
+    assert delays[("s1", "S")] == "2500us" and delays[("D", "d1")] == "2500us"
+    assert delays[("s2", "S")] == "59500us"  # (240 ms - 2 ms) / 4
+    assert delays[("S", "D")] == "1ms"
+    btl = next(link for link in d["link"] if link["between"] == ["S", "D"])
+    assert btl["rate"] == "70Mbps" and btl["buffer"] == "240pkt"
+    assert d["flow"][0]["transport"]["mss"] == "500B"
+    assert d["flow"][0]["transport"]["header"] == "40B"
+
+
+@pytest.mark.parametrize(
+    ("path", "n", "duration", "interval"),
+    [
+        ("benchmarks/dumbbell-10.toml", 10, "60s", "0s"),
+        ("benchmarks/dumbbell-100.toml", 100, "60s", "0s"),
+        ("scenarios/dumbbell-10.toml", 10, "20s", "100ms"),
+    ],
+)
+def test_dumbbell_files(path, n, duration, interval):
+    d = tomllib.loads((ROOT / path).read_text())
+    assert d["duration"] == duration and d["metrics"]["interval"] == interval
+    assert d["flow"][0]["count"] == n and d["flow"][0]["cc"] == "newreno"
+    assert d["flow"][0]["transport"] == {
+        "mss": "1460B",
+        "header": "40B",
+        "ecn": False,
+        "sack": False,
+        "delayed_ack": False,
+    }
+    btl = next(link for link in d["link"] if link["between"] == ["r1", "r2"])
+    assert (btl["rate"], btl["delay"], btl["buffer"]) == ("1Gbps", "10ms", "1667pkt")
+    access = [link for link in d["link"] if link is not btl]
+    assert all(a["rate"] == "10Gbps" and a["delay"] == "0s" and a["count"] == n for a in access)
