@@ -1,0 +1,30 @@
+"""Documentation stays in step with the code."""
+
+from __future__ import annotations
+
+import re
+
+import xcclab
+from conftest import ROOT
+from xcclab.catalog import ALGORITHMS
+from xcclab.schema import TABLES
+
+
+def test_output_schema_lists_every_column():
+    text = (ROOT / "docs" / "output-schema.md").read_text()
+    for table, cols in TABLES.items():
+        section = text.split(f"### `{table}.parquet`", 1)[1].split("\n### ", 1)[0]
+        for col in cols:
+            assert f"| `{col.name}` |" in section, (table, col.name)
+
+
+def test_readme_status_table_names_every_algorithm():
+    text = (ROOT / "README.md").read_text()
+    for algo in ALGORITHMS:
+        assert re.search(rf"\b{re.escape(algo.name)}\b", text), algo.name
+
+
+def test_python_version_matches_cargo_workspace():
+    cargo = (ROOT / "Cargo.toml").read_text()
+    version = re.search(r'^version = "([^"]+)"', cargo, re.M).group(1)
+    assert xcclab.__version__ == version
