@@ -412,6 +412,7 @@ fn random_loss_throughput_near_mathis() {
     let mathis = MSS as f64 * 8.0 / rtt * (1.5f64).sqrt() / p.sqrt();
     let got = pair.receiver_stats().bytes_delivered as f64 * 8.0 / secs as f64;
     let ratio = got / mathis;
+    eprintln!("1% loss: {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}");
     assert!(
         (0.6..=1.4).contains(&ratio),
         "got {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}"

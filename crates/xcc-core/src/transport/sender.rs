@@ -11,7 +11,10 @@
 //!   plus retransmissions still in flight. Without SACK, each duplicate ACK during recovery
 //!   stands for one segment that left the network (RFC 6582 section 3.2 step 4's window
 //!   inflation, expressed on the pipe instead of on cwnd, as Linux does for non-SACK peers).
-//!   One segment may always leave when nothing is in flight.
+//!   One segment may always leave when nothing is in flight. With SACK, a SACKed segment
+//!   leaves the pipe at once, also before recovery starts, so the first duplicate ACKs release
+//!   new data much like Limited Transmit (RFC 3042); without SACK, duplicate ACKs before the
+//!   `dupthresh`-th do not open the window (ns-2 NewReno behaviour).
 //! - **Loss recovery, SACK off (RFC 6582).** The `dupthresh`-th duplicate ACK starts fast
 //!   recovery if the cumulative ACK is at or above `recover` (section 3.2 step 2): the
 //!   controller gets [`CongestionEvent::Loss`], `recover` = highest segment sent, the first
@@ -895,6 +898,101 @@ mod tests {
         assert_eq!(s.stats().bytes_acked, 2500);
         assert_eq!(s.poll_timeout(), None);
         assert!(drain(&mut s, ms(1200)).is_empty());
+    }
+
+    fn seqs(p: &[Packet]) -> Vec<u32> {
+        p.iter().map(|p| p.seg.seq).collect()
+    }
+
+    //  RFC 6582 with the pipe, SACK off, IW = cwnd = 10 MSS, segments 0 and 5 lost:
+    //
+    //  t=0  0✗ 1 2 3 4 5✗ 6 7 8 9 ─▶
+    //  ◀─ ack 0 x2 (for 1, 2)      nothing
+    //  ◀─ ack 0 #3 (for 3)         ssthresh = cwnd = 5 MSS, recover = 10, retransmit 0
+    //                              pipe = 10 - 1 lost - 3 dup + 1 rtx = 7 MSS
+    //  ◀─ ack 0 #4..#8 (4,6..9)    pipe 6,5,4(+10),4(+11),4(+12): one new segment per dup
+    //                              once pipe < cwnd (= RFC 6582's inflated cwnd 5+8 = 13)
+    //  ◀─ ack 5 (partial, for 0')  retransmit 5 at once, pipe 4 -> send 13 (RFC 6582:
+    //                              cwnd 13 - 5 + 1 = 9 > flight 8)
+    //  ◀─ ack 5 x4 (10..13)        one new segment each (14..17)
+    //  ◀─ ack 18 (full, for 5')    exit: cwnd = min(ssthresh, pipe + MSS)
+    #[test]
+    fn newreno_fast_retransmit_partial_and_full_ack() {
+        let cc = AnyController::NewReno(NewReno::new(NewRenoConfig {
+            mss_bytes: MSS,
+            initial_window_segments: 10,
+            max_window_bytes: None,
+        }));
+        let mut s = Sender::new(FlowId(1), cfg(), cc, None, Time::ZERO);
+        assert_eq!(
+            seqs(&drain(&mut s, Time::ZERO)),
+            (0..10).collect::<Vec<_>>()
+        );
+        let t = ms(100);
+        let dup = |s: &mut Sender, n: usize| -> Vec<u32> {
+            (0..n)
+                .flat_map(|_| {
+                    s.on_packet(t, &ack_pkt(0, Time::ZERO));
+                    seqs(&drain(s, t))
+                })
+                .collect()
+        };
+        assert!(dup(&mut s, 2).is_empty());
+        assert!(!s.in_recovery());
+        assert_eq!(dup(&mut s, 1), vec![0]);
+        assert!(s.in_recovery());
+        let st = s.stats();
+        assert_eq!(
+            (st.cwnd_bytes, st.ssthresh_bytes, st.bytes_in_flight),
+            (5000, 5000, 7000)
+        );
+        assert_eq!((st.fast_recoveries, st.retransmits), (1, 1));
+        assert!(dup(&mut s, 2).is_empty());
+        assert_eq!(s.bytes_in_flight(), 5000);
+        assert_eq!(dup(&mut s, 3), vec![10, 11, 12]);
+        assert_eq!(s.bytes_in_flight(), 5000);
+        // Partial ACK: retransmit 5 whatever the window, then new data as the pipe allows.
+        s.on_packet(ms(120), &ack_pkt(5, t));
+        assert_eq!(seqs(&drain(&mut s, ms(120))), vec![5, 13]);
+        assert!(s.in_recovery());
+        assert_eq!(s.poll_timeout(), Some(ms(120) + s.rtt().rto())); // impatient re-arm
+        let t2 = ms(130);
+        for k in 0..4 {
+            s.on_packet(t2, &ack_pkt(5, t));
+            assert_eq!(seqs(&drain(&mut s, t2)), vec![14 + k]);
+        }
+        // A second partial ACK would not re-arm the RTO; the full ACK ends recovery.
+        s.on_packet(ms(140), &ack_pkt(18, ms(120)));
+        assert!(!s.in_recovery());
+        let st = s.stats();
+        assert_eq!(
+            (st.retransmits, st.timeouts, st.ssthresh_bytes),
+            (2, 0, 5000)
+        );
+        assert_eq!(st.bytes_in_flight, 0);
+        assert_eq!(st.cwnd_bytes, 2000); // min(ssthresh, max(0, MSS) + MSS), no growth on exit
+    }
+
+    //  pace_windowed, NewReno, no RTT yet: IW of 2 leaves as a burst.
+    //  t=100 ◀─ ack 1 (RTT 100 ms), cwnd 3000 B in slow start:
+    //        rate = 2 x 3000 B x 8 / 100 ms = 480 kb/s, gap = 1040 B x 8 / 480 kb/s = 17.333 ms
+    //        seg 2 now, seg 3 at t = 117.333 ms
+    #[test]
+    fn windowed_pacing_uses_cwnd_over_srtt() {
+        let c = TransportConfig {
+            pace_windowed: true,
+            ..cfg()
+        };
+        let mut s = Sender::new(FlowId(1), c, reno(), None, Time::ZERO);
+        assert_eq!(drain(&mut s, Time::ZERO).len(), 2);
+        s.on_packet(ms(100), &ack_pkt(1, Time::ZERO));
+        let p = drain(&mut s, ms(100));
+        assert_eq!(p.iter().map(|p| p.seg.seq).collect::<Vec<_>>(), vec![2]);
+        let release = Time(100_000_000 + 17_333_333);
+        assert_eq!(s.poll_timeout(), Some(release));
+        assert!(drain(&mut s, Time(release.0 - 1)).is_empty());
+        s.on_timeout(release);
+        assert_eq!(drain(&mut s, release).len(), 1);
     }
 
     /// A controller with a fixed window and pacing rate (test only).
