@@ -52,7 +52,12 @@ pub enum LossModel {
     None,
     /// Each data packet is lost with `probability`, drawn from a PCG stream seeded by
     /// `(seed, LINK_LOSS, flow)`.
-    Random { probability: f64, seed: u64 },
+    Random {
+        /// Loss probability per data packet, in [0, 1].
+        probability: f64,
+        /// Run seed of the loss stream.
+        seed: u64,
+    },
     /// These segment numbers are lost on their first transmission (retransmissions pass).
     FirstTransmission(Vec<u32>),
 }
@@ -113,39 +118,69 @@ pub enum DropCause {
 pub enum TraceEvent {
     /// The sender emitted a data segment.
     Sent {
+        /// Segment number.
         seq: u32,
+        /// Below the highest segment sent before (go-back-N resends included).
         retransmission: bool,
+        /// ECN codepoint as sent.
         ecn: Ecn,
+        /// The CWR flag was set.
         cwr: bool,
     },
     /// A data segment was dropped on the forward path.
-    Dropped { seq: u32, cause: DropCause },
+    Dropped {
+        /// Segment number.
+        seq: u32,
+        /// Who dropped it.
+        cause: DropCause,
+    },
     /// The link algorithm set CE.
-    Marked { seq: u32 },
+    Marked {
+        /// Segment number.
+        seq: u32,
+    },
     /// A data segment reached the receiver.
-    Arrived { seq: u32, ce: bool },
+    Arrived {
+        /// Segment number.
+        seq: u32,
+        /// It carried CE.
+        ce: bool,
+    },
     /// The receiver emitted an ACK.
     AckSent {
+        /// Cumulative ACK (next expected segment).
         ack: u32,
+        /// The ECE flag was set.
         ece: bool,
+        /// Number of SACK blocks carried.
         sack_blocks: u8,
     },
     /// The sender processed an ACK; its window state afterwards.
     AckReceived {
+        /// Cumulative ACK.
         ack: u32,
+        /// Controller window after the ACK, bytes.
         cwnd: u64,
+        /// Controller slow-start threshold after the ACK, bytes.
         ssthresh: u64,
+        /// Sender pipe after the ACK, bytes.
         in_flight: u64,
+        /// The sender is in fast recovery.
         in_recovery: bool,
     },
     /// The sender's retransmission timer expired.
-    Timeout { snd_una: u32 },
+    Timeout {
+        /// First unacknowledged segment when it fired.
+        snd_una: u32,
+    },
 }
 
 /// A traced event and when it happened.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct TraceRecord {
+    /// Virtual time of the event.
     pub at: Time,
+    /// What happened.
     pub event: TraceEvent,
 }
 
@@ -154,10 +189,15 @@ pub struct TraceRecord {
 pub struct LinkStats {
     /// Data packets offered to the link queue (after the loss hook).
     pub arrivals: u64,
+    /// Dropped by [`LossModel::Random`].
     pub dropped_random: u64,
+    /// Dropped by [`LossModel::FirstTransmission`].
     pub dropped_scheduled: u64,
+    /// Dropped by the link algorithm.
     pub dropped_aqm: u64,
+    /// Dropped because the buffer was full.
     pub dropped_full: u64,
+    /// CE marks set by the link algorithm.
     pub marked: u64,
     /// Packets that started their transmission.
     pub departures: u64,

@@ -42,10 +42,22 @@
 //! - **Pacing.** If the controller gives a rate (or `pace_windowed` is set and an RTT is known),
 //!   data packets are spaced by `wire_bytes * 8 / rate`.
 //!
+//! # Controller hooks, in order
+//!
+//! Per ACK, after all of the transport's bookkeeping (RTT sample, scoreboard, recovery state,
+//! at most one [`Controller::on_congestion_event`] or [`Controller::on_recovery_exit`]):
+//! [`Controller::on_feedback`] with the echoed congestion header, then [`Controller::on_ack`].
+//! `AckEvent::in_recovery` is true during fast recovery, on the ACK that ends it, and for the
+//! window after an ECN reduction (RFC 3168 CWR state); it is false during the slow start that
+//! follows a timeout. Per data segment sent (retransmissions included): [`Controller::stamp`]
+//! then [`Controller::on_sent`].
+//!
 //! # Driver contract
 //!
 //! After every `on_packet`, `on_timeout` or construction, call [`Sender::poll_transmit`] until it
-//! returns `None`, then arm a wake-up at [`Sender::poll_timeout`].
+//! returns `None`, then arm a wake-up at [`Sender::poll_timeout`]. The RTO deadline moves
+//! forward on most ACKs: a driver can keep one pending wake-up per sender and re-arm lazily,
+//! since early calls to [`Sender::on_timeout`] do nothing.
 //!
 //! # Cost
 //!
@@ -186,6 +198,11 @@ pub struct Sender<C: Controller = AnyController> {
 
 impl<C: Controller> Sender<C> {
     /// A sender for `flow` that will send `size_bytes` (or forever when `None`), starting at `now`.
+    ///
+    /// # Panics
+    ///
+    /// If the flow has more than `u32::MAX` segments (sequence numbers count segments in `u32`;
+    /// an unlimited flow wraps after 2^32 segments, ~6 TB at 1460 B, which no run reaches).
     pub fn new(
         flow: FlowId,
         cfg: TransportConfig,
@@ -428,6 +445,7 @@ impl<C: Controller> Sender<C> {
         self.cc
             .on_congestion_event(now, CongestionEvent::Timeout, self.out_bytes);
         self.rtt.on_backoff();
+        // A timeout ends fast recovery without `on_recovery_exit`: the loss window replaces it.
         self.in_recovery = false;
         self.partial_seen = false;
         self.dupacks = 0;
