@@ -209,3 +209,25 @@ def test_plot_without_series_is_a_user_error(fake_native, scenario_file, monkeyp
     res = xcclab.run(scenario_file)
     with pytest.raises(ValueError, match="no time series"):
         res.plot("unused")
+
+
+def test_progress_bar_waits_before_showing():
+    import io
+    import time
+
+    from xcclab._progress import ProgressBar
+
+    quiet = io.StringIO()
+    bar = ProgressBar("run", delay=5.0, file=quiet, disable=False)
+    bar(0.5)
+    bar(1.0)
+    bar.close()
+    assert quiet.getvalue() == ""  # a short run shows nothing
+
+    shown = io.StringIO()
+    bar = ProgressBar("run", delay=0.05, file=shown, disable=False)
+    bar(0.1)
+    time.sleep(0.2)
+    bar(0.6)
+    bar.close()
+    assert "run:  60%" in shown.getvalue()
