@@ -88,11 +88,7 @@ impl Default for PairConfig {
             flow: FlowId(0),
             transport: TransportConfig::default(),
             size_bytes: None,
-            link: LinkConfig {
-                rate_bps: 10_000_000,
-                delay: Dur::from_ms(10),
-                buffer_packets: 100,
-            },
+            link: LinkConfig { rate_bps: 10_000_000, delay: Dur::from_ms(10), buffer_packets: 100 },
             return_delay: Dur::from_ms(10),
             loss: LossModel::None,
             trace: true,
@@ -265,8 +261,7 @@ impl QueueView for View<'_> {
         self.link.fifo.len() as u32
     }
     fn idle_since(&self) -> Option<Time> {
-        (self.link.fifo.is_empty() && self.link.busy_until <= self.now)
-            .then_some(self.link.busy_until)
+        (self.link.fifo.is_empty() && self.link.busy_until <= self.now).then_some(self.link.busy_until)
     }
     fn rate_bps(&self) -> u64 {
         self.link.cfg.rate_bps
@@ -323,11 +318,7 @@ impl<C: Controller, L: LinkAlgorithm> Pair<C, L> {
     pub fn with_parts(cfg: PairConfig, cc: C, alg: L) -> Pair<C, L> {
         let now = Time::ZERO;
         let sender = Sender::new(cfg.flow, cfg.transport, cc, cfg.size_bytes, now);
-        let receiver = Receiver::new(
-            cfg.flow,
-            cfg.transport,
-            AnyEchoer::Plain(PlainEcho::default()),
-        );
+        let receiver = Receiver::new(cfg.flow, cfg.transport, AnyEchoer::Plain(PlainEcho::default()));
         let mut pair = Pair {
             now,
             sender,
@@ -480,20 +471,13 @@ impl<C: Controller, L: LinkAlgorithm> Pair<C, L> {
 
     fn record(&mut self, event: TraceEvent) {
         if self.trace_on {
-            self.trace.push(TraceRecord {
-                at: self.now,
-                event,
-            });
+            self.trace.push(TraceRecord { at: self.now, event });
         }
     }
 
     fn schedule(&mut self, at: Time, kind: EventKind) {
         self.next_id += 1;
-        self.events.push(Event {
-            at,
-            id: self.next_id,
-            kind,
-        });
+        self.events.push(Event { at, id: self.next_id, kind });
     }
 
     fn flush_sender(&mut self) {
@@ -523,10 +507,7 @@ impl<C: Controller, L: LinkAlgorithm> Pair<C, L> {
     }
 
     fn on_data_arrival(&mut self, pkt: Packet) {
-        self.record(TraceEvent::Arrived {
-            seq: pkt.seg.seq,
-            ce: pkt.ecn == Ecn::Ce,
-        });
+        self.record(TraceEvent::Arrived { seq: pkt.seg.seq, ce: pkt.ecn == Ecn::Ce });
         self.delivered_bytes += self.receiver.on_packet(self.now, &pkt);
         self.flush_receiver();
     }
@@ -568,14 +549,7 @@ impl<C: Controller, L: LinkAlgorithm> Pair<C, L> {
         let now = self.now;
         self.link.stats.arrivals += 1;
         let idle = self.link.fifo.is_empty() && self.link.busy_until <= now;
-        let verdict = self.alg.on_enqueue(
-            now,
-            &mut pkt,
-            &mut View {
-                link: &mut self.link,
-                now,
-            },
-        );
+        let verdict = self.alg.on_enqueue(now, &mut pkt, &mut View { link: &mut self.link, now });
         let full = !idle && self.link.fifo.len() as u32 >= self.link.cfg.buffer_packets;
         let drop = match verdict {
             Verdict::Drop => Some(DropCause::Aqm),
@@ -612,15 +586,11 @@ impl<C: Controller, L: LinkAlgorithm> Pair<C, L> {
             let start = self.link.busy_until.max(arrived);
             self.link.backlog_bytes -= pkt.wire_bytes as u64;
             if self.alg.wants_dequeue() {
-                self.alg
-                    .on_dequeue(start, &mut pkt, self.link.backlog_bytes);
+                self.alg.on_dequeue(start, &mut pkt, self.link.backlog_bytes);
             }
             self.link.busy_until = start + tx_time(pkt.wire_bytes as u64, self.link.cfg.rate_bps);
             self.link.stats.departures += 1;
-            self.schedule(
-                self.link.busy_until + self.link.cfg.delay,
-                EventKind::Data(pkt),
-            );
+            self.schedule(self.link.busy_until + self.link.cfg.delay, EventKind::Data(pkt));
         }
         if !self.link.fifo.is_empty() && self.link_wake != Some(self.link.busy_until) {
             self.link_wake = Some(self.link.busy_until);

@@ -27,7 +27,7 @@ impl Time {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     /// `self - earlier`, or zero when `earlier` is later (clocks never run backwards,
     /// but a stale timestamp echoed by a peer may be newer than a local reference).
@@ -66,7 +66,7 @@ impl Dur {
         self.0
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn saturating_mul(self, k: u64) -> Dur {
         Dur(self.0.saturating_mul(k))

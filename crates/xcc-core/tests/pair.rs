@@ -4,9 +4,7 @@
 //! link (tx time 0.832 ms per data packet), 10 ms each way, so the base RTT is 20.832 ms.
 //! The link algorithm is a test-only FIFO (or marker) so these tests depend on no AQM.
 
-use xcc_core::harness::{
-    DropCause, LinkConfig, LossModel, Pair, PairConfig, TraceEvent, TraceRecord,
-};
+use xcc_core::harness::{DropCause, LinkConfig, LossModel, Pair, PairConfig, TraceEvent, TraceRecord};
 use xcc_core::host::{AnyController, NewReno, NewRenoConfig};
 use xcc_core::link::{LinkAlgorithm, QueueView, Verdict};
 use xcc_core::packet::Packet;
@@ -51,22 +49,14 @@ fn reno(max_window_segments: Option<u64>) -> AnyController {
 }
 
 fn transport(sack: bool) -> TransportConfig {
-    TransportConfig {
-        mss_bytes: MSS,
-        sack,
-        ..TransportConfig::default()
-    }
+    TransportConfig { mss_bytes: MSS, sack, ..TransportConfig::default() }
 }
 
 fn config(transport: TransportConfig, size_segments: Option<u64>, loss: LossModel) -> PairConfig {
     PairConfig {
         transport,
         size_bytes: size_segments.map(|n| n * MSS as u64),
-        link: LinkConfig {
-            rate_bps: 10_000_000,
-            delay: Dur::from_ms(10),
-            buffer_packets: 1000,
-        },
+        link: LinkConfig { rate_bps: 10_000_000, delay: Dur::from_ms(10), buffer_packets: 1000 },
         return_delay: Dur::from_ms(10),
         loss,
         ..PairConfig::default()
@@ -77,11 +67,7 @@ fn retransmissions(trace: &[TraceRecord]) -> Vec<(Time, u32)> {
     trace
         .iter()
         .filter_map(|r| match r.event {
-            TraceEvent::Sent {
-                seq,
-                retransmission: true,
-                ..
-            } => Some((r.at, seq)),
+            TraceEvent::Sent { seq, retransmission: true, .. } => Some((r.at, seq)),
             _ => None,
         })
         .collect()
@@ -128,20 +114,13 @@ fn first_ack_covering(trace: &[TraceRecord], seq: u32) -> Time {
 // delivered; recovery takes one RTT per hole.
 #[test]
 fn newreno_three_losses_in_one_window() {
-    let cfg = config(
-        transport(false),
-        Some(120),
-        LossModel::FirstTransmission(vec![30, 33, 36]),
-    );
+    let cfg = config(transport(false), Some(120), LossModel::FirstTransmission(vec![30, 33, 36]));
     let mut pair = Pair::with_parts(cfg, reno(Some(16)), Fifo);
     assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
     let s = pair.sender_stats();
     let tr = pair.trace();
     let rtx = retransmissions(tr);
-    assert_eq!(
-        rtx.iter().map(|r| r.1).collect::<Vec<_>>(),
-        vec![30, 33, 36]
-    );
+    assert_eq!(rtx.iter().map(|r| r.1).collect::<Vec<_>>(), vec![30, 33, 36]);
     assert_eq!((s.retransmits, s.fast_recoveries, s.timeouts), (3, 1, 0));
     assert_eq!(ssthresh_values(tr), vec![16 * MSS as u64, 8 * MSS as u64]);
     // Each hole after the first is retransmitted when the partial ACK pointing at it arrives.
@@ -149,10 +128,7 @@ fn newreno_three_losses_in_one_window() {
     assert_eq!(first_ack_covering(tr, 33), rtx[2].0);
     // ... so NewReno needs about one RTT per hole.
     let recovery = first_ack_covering(tr, 36) - rtx[0].0;
-    assert!(
-        recovery >= RTT.saturating_mul(3) && recovery < RTT.saturating_mul(4),
-        "{recovery:?}"
-    );
+    assert!(recovery >= RTT.saturating_mul(3) && recovery < RTT.saturating_mul(4), "{recovery:?}");
     assert_eq!(pair.receiver_stats().bytes_delivered, 120 * MSS as u64);
     assert_eq!(pair.delivered_bytes(), 120 * MSS as u64);
     assert_eq!(pair.receiver_stats().duplicates, 0);
@@ -160,15 +136,7 @@ fn newreno_three_losses_in_one_window() {
     let new_during_recovery = tr
         .iter()
         .filter(|r| r.at > rtx[0].0 && r.at < rtx[2].0)
-        .filter(|r| {
-            matches!(
-                r.event,
-                TraceEvent::Sent {
-                    retransmission: false,
-                    ..
-                }
-            )
-        })
+        .filter(|r| matches!(r.event, TraceEvent::Sent { retransmission: false, .. }))
         .count();
     assert!(new_during_recovery >= 4, "{new_during_recovery}");
 }
@@ -184,20 +152,13 @@ fn newreno_three_losses_in_one_window() {
 //        ◀── ack >= 46 (one RTT after 30')
 #[test]
 fn sack_recovers_three_losses_in_one_rtt() {
-    let cfg = config(
-        transport(true),
-        Some(120),
-        LossModel::FirstTransmission(vec![30, 33, 36]),
-    );
+    let cfg = config(transport(true), Some(120), LossModel::FirstTransmission(vec![30, 33, 36]));
     let mut pair = Pair::with_parts(cfg, reno(Some(16)), Fifo);
     assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
     let s = pair.sender_stats();
     let tr = pair.trace();
     let rtx = retransmissions(tr);
-    assert_eq!(
-        rtx.iter().map(|r| r.1).collect::<Vec<_>>(),
-        vec![30, 33, 36]
-    );
+    assert_eq!(rtx.iter().map(|r| r.1).collect::<Vec<_>>(), vec![30, 33, 36]);
     assert_eq!((s.retransmits, s.fast_recoveries, s.timeouts), (3, 1, 0));
     assert_eq!(ssthresh_values(tr).len(), 2);
     // All three retransmissions leave before the first one is acknowledged...
@@ -221,24 +182,13 @@ fn sack_recovers_three_losses_in_one_rtt() {
 // No retransmissions, no recovery, segments ECT(0) throughout.
 #[test]
 fn ecn_halves_once_per_window_without_retransmitting() {
-    let t = TransportConfig {
-        ecn: true,
-        ..transport(false)
-    };
+    let t = TransportConfig { ecn: true, ..transport(false) };
     let cfg = config(t, Some(200), LossModel::None);
     let mut pair = Pair::with_parts(cfg, reno(None), MarkSeqs(vec![20, 22, 80]));
     assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
     let s = pair.sender_stats();
     let tr = pair.trace();
-    assert_eq!(
-        (
-            s.ecn_reductions,
-            s.retransmits,
-            s.fast_recoveries,
-            s.timeouts
-        ),
-        (2, 0, 0, 0)
-    );
+    assert_eq!((s.ecn_reductions, s.retransmits, s.fast_recoveries, s.timeouts), (2, 0, 0, 0));
     assert_eq!(pair.link_stats().marked, 3);
     assert_eq!(pair.receiver_stats().ce_received, 3);
     let sent: Vec<_> = tr
@@ -252,20 +202,13 @@ fn ecn_halves_once_per_window_without_retransmitting() {
     let cwr: Vec<_> = sent.iter().filter(|s| s.3).collect();
     assert_eq!(cwr.len(), 2, "one CWR per reduction");
     // The CWR segment is the first one sent after the ECE that caused the reduction.
-    let first_ece = tr
-        .iter()
-        .find(|r| matches!(r.event, TraceEvent::AckSent { ece: true, .. }))
-        .map(|r| r.at)
-        .unwrap();
+    let first_ece = tr.iter().find(|r| matches!(r.event, TraceEvent::AckSent { ece: true, .. })).map(|r| r.at).unwrap();
     assert!(cwr[0].0 >= first_ece + Dur::from_ms(10));
     // One reduction for the 20/22 window: ssthresh changes exactly twice in the whole run.
     assert_eq!(ssthresh_values(tr).len(), 3);
     // The receiver stops echoing once the CWR segment has arrived (and before the mark of 80).
-    let cwr_arrival = tr
-        .iter()
-        .find(|r| matches!(r.event, TraceEvent::Arrived { seq, .. } if seq == cwr[0].1))
-        .unwrap()
-        .at;
+    let cwr_arrival =
+        tr.iter().find(|r| matches!(r.event, TraceEvent::Arrived { seq, .. } if seq == cwr[0].1)).unwrap().at;
     let eces_after: Vec<bool> = tr
         .iter()
         .filter(|r| r.at >= cwr_arrival)
@@ -290,10 +233,7 @@ fn ecn_halves_once_per_window_without_retransmitting() {
 #[test]
 fn delayed_ack_pairs_segments_and_times_out_for_a_lone_one() {
     let t = TransportConfig {
-        delayed_ack: Some(DelayedAck {
-            every_segments: 2,
-            max_delay: Dur::from_ms(40),
-        }),
+        delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
         ..transport(false)
     };
     let mut pair = Pair::with_parts(config(t, Some(3), LossModel::None), reno(None), Fifo);
@@ -307,16 +247,8 @@ fn delayed_ack_pairs_segments_and_times_out_for_a_lone_one() {
         })
         .collect();
     assert_eq!(acks.iter().map(|a| a.1).collect::<Vec<_>>(), vec![2, 3]);
-    let arrival_of_1 = tr
-        .iter()
-        .find(|r| matches!(r.event, TraceEvent::Arrived { seq: 1, .. }))
-        .unwrap()
-        .at;
-    let arrival_of_2 = tr
-        .iter()
-        .find(|r| matches!(r.event, TraceEvent::Arrived { seq: 2, .. }))
-        .unwrap()
-        .at;
+    let arrival_of_1 = tr.iter().find(|r| matches!(r.event, TraceEvent::Arrived { seq: 1, .. })).unwrap().at;
+    let arrival_of_2 = tr.iter().find(|r| matches!(r.event, TraceEvent::Arrived { seq: 2, .. })).unwrap().at;
     assert_eq!(acks[0].0, arrival_of_1);
     assert_eq!(acks[1].0, arrival_of_2 + Dur::from_ms(40));
 
@@ -347,10 +279,7 @@ fn sized_flow_completes_with_exact_bytes() {
     assert!(s.completed_at.is_some());
     assert_eq!((s.bytes_acked, s.retransmits, s.timeouts), (size, 0, 0));
     assert_eq!(pair.receiver_stats().bytes_delivered, size);
-    assert_eq!(
-        pair.receiver().first_byte_at(),
-        Some(Time::ZERO + Dur::from_us(10_832))
-    );
+    assert_eq!(pair.receiver().first_byte_at(), Some(Time::ZERO + Dur::from_us(10_832)));
     // Nothing left to do once complete.
     assert_eq!(pair.sender().poll_timeout(), None);
 }
@@ -363,25 +292,12 @@ fn buffer_overflow_in_slow_start_is_recovered() {
         let mut cfg = config(transport(sack), Some(2000), LossModel::None);
         cfg.link.buffer_packets = 20;
         let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
-        assert!(
-            pair.drive_to_completion(Time::ZERO + Dur::from_secs(60)),
-            "sack={sack}"
-        );
+        assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(60)), "sack={sack}");
         let drops = pair.link_stats().dropped_full;
         assert!(drops > 0);
         let tr = pair.trace();
-        assert!(tr.iter().any(|r| matches!(
-            r.event,
-            TraceEvent::Dropped {
-                cause: DropCause::BufferFull,
-                ..
-            }
-        )));
-        assert_eq!(
-            pair.receiver_stats().bytes_delivered,
-            2000 * MSS as u64,
-            "sack={sack}"
-        );
+        assert!(tr.iter().any(|r| matches!(r.event, TraceEvent::Dropped { cause: DropCause::BufferFull, .. })));
+        assert_eq!(pair.receiver_stats().bytes_delivered, 2000 * MSS as u64, "sack={sack}");
         let s = pair.sender_stats();
         assert!(s.retransmits >= drops, "sack={sack} {s:?}");
         // Goodput sanity: a 10 Mb/s link moves 2 MB in ~1.7 s; allow for slow start and loss.
@@ -395,14 +311,7 @@ fn buffer_overflow_in_slow_start_is_recovered() {
 #[test]
 fn random_loss_throughput_near_mathis() {
     let p = 0.01;
-    let mut cfg = config(
-        transport(false),
-        None,
-        LossModel::Random {
-            probability: p,
-            seed: 7,
-        },
-    );
+    let mut cfg = config(transport(false), None, LossModel::Random { probability: p, seed: 7 });
     cfg.link.rate_bps = 100_000_000;
     cfg.trace = false;
     let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
@@ -413,10 +322,7 @@ fn random_loss_throughput_near_mathis() {
     let got = pair.receiver_stats().bytes_delivered as f64 * 8.0 / secs as f64;
     let ratio = got / mathis;
     eprintln!("1% loss: {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}");
-    assert!(
-        (0.6..=1.4).contains(&ratio),
-        "got {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}"
-    );
+    assert!((0.6..=1.4).contains(&ratio), "got {got:.0} b/s, Mathis {mathis:.0} b/s, ratio {ratio:.2}");
     assert!(pair.link_stats().dropped_random > 0);
 }
 
@@ -428,30 +334,15 @@ fn random_loss_throughput_near_mathis() {
 #[test]
 fn lost_tail_is_recovered_by_the_rto() {
     for sack in [false, true] {
-        let cfg = config(
-            transport(sack),
-            Some(20),
-            LossModel::FirstTransmission(vec![17, 18, 19]),
-        );
+        let cfg = config(transport(sack), Some(20), LossModel::FirstTransmission(vec![17, 18, 19]));
         let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
         assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(10)));
         let s = pair.sender_stats();
-        assert_eq!(
-            (s.timeouts, s.retransmits, s.fast_recoveries),
-            (1, 3, 0),
-            "sack={sack}"
-        );
+        assert_eq!((s.timeouts, s.retransmits, s.fast_recoveries), (1, 3, 0), "sack={sack}");
         let tr = pair.trace();
-        let rto_at = tr
-            .iter()
-            .find(|r| matches!(r.event, TraceEvent::Timeout { snd_una: 17 }))
-            .unwrap()
-            .at;
+        let rto_at = tr.iter().find(|r| matches!(r.event, TraceEvent::Timeout { snd_una: 17 })).unwrap().at;
         let rtx = retransmissions(tr);
-        assert_eq!(
-            rtx.iter().map(|r| r.1).collect::<Vec<_>>(),
-            vec![17, 18, 19]
-        );
+        assert_eq!(rtx.iter().map(|r| r.1).collect::<Vec<_>>(), vec![17, 18, 19]);
         assert_eq!(rtx[0].0, rto_at);
         // After the timeout the window is 1 MSS: 18 waits for the ACK of 17'.
         assert_eq!(rtx[1].0, first_ack_covering(tr, 17));
@@ -470,27 +361,16 @@ fn random_losses_never_break_delivery() {
             for delayed in [false, true] {
                 let t = TransportConfig {
                     ecn: seed % 3 == 0,
-                    delayed_ack: delayed.then_some(DelayedAck {
-                        every_segments: 2,
-                        max_delay: Dur::from_ms(40),
-                    }),
+                    delayed_ack: delayed.then_some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
                     ..transport(sack)
                 };
                 let p = [0.002, 0.02, 0.08][(seed % 3) as usize];
                 let size = 300 * MSS as u64 + seed * 37;
-                let mut cfg = config(
-                    t,
-                    None,
-                    LossModel::Random {
-                        probability: p,
-                        seed,
-                    },
-                );
+                let mut cfg = config(t, None, LossModel::Random { probability: p, seed });
                 cfg.size_bytes = Some(size);
                 cfg.link.buffer_packets = 8 + seed as u32;
                 cfg.trace = false;
-                let mut pair =
-                    Pair::with_parts(cfg, reno(None), MarkSeqs((0..300).step_by(23).collect()));
+                let mut pair = Pair::with_parts(cfg, reno(None), MarkSeqs((0..300).step_by(23).collect()));
                 let done = pair.drive_to_completion(Time::ZERO + Dur::from_secs(600));
                 let s = pair.sender_stats();
                 let l = pair.link_stats();

@@ -1,1 +1,107 @@
+//! `xcclab._native`: the thin PyO3 layer over the simulator. Scenarios come in as text (TOML
+//! from files, JSON from the Python builder); results go out as plain dicts of columns, which
+//! the Python side turns into polars DataFrames and Parquet files.
 
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use xcc_sim::output::{Column, Table};
+use xcc_sim::{Format, RunError};
+
+fn format_of(format: &str) -> PyResult<Format> {
+    match format {
+        "toml" => Ok(Format::Toml),
+        "json" => Ok(Format::Json),
+        other => Err(PyValueError::new_err(format!("format must be \"toml\" or \"json\", not {other:?}"))),
+    }
+}
+
+fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in &t.columns {
+        let list = match col {
+            Column::F64(v) => PyList::new(py, v)?,
+            Column::I64(v) => PyList::new(py, v)?,
+            Column::Str(v) => PyList::new(py, v)?,
+        };
+        d.set_item(name, list)?;
+    }
+    Ok(d)
+}
+
+/// The xcclab version this module was built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Resolves a scenario and returns it as JSON; raises ValueError naming file, field and
+/// expectation if it is bad.
+#[pyfunction]
+#[pyo3(signature = (text, source, format = "toml"))]
+fn validate(text: &str, source: &str, format: &str) -> PyResult<String> {
+    let s = xcc_sim::resolve(text, source, format_of(format)?).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    // Routes are checked when the simulation is built.
+    xcc_sim::Simulation::new(s.clone(), false).map_err(|mut e| {
+        e.source = source.to_string();
+        PyValueError::new_err(e.to_string())
+    })?;
+    serde_json::to_string(&s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// Runs a scenario; returns {"resolved", "seed", "stats", "tables"}.
+#[pyfunction]
+#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None))]
+fn run(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    format: &str,
+    seed: Option<u64>,
+    metrics: bool,
+    progress: Option<PyObject>,
+) -> PyResult<PyObject> {
+    let fmt = format_of(format)?;
+    let mut callback_error: Option<PyErr> = None;
+    let mut report = |fraction: f64| {
+        if let (Some(cb), None) = (&progress, &callback_error) {
+            if let Err(e) = cb.call1(py, (fraction,)) {
+                callback_error = Some(e);
+            }
+        }
+    };
+    let result = xcc_sim::run_text(text, source, fmt, seed, metrics, Some(&mut report));
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    let (scenario, out) = result.map_err(|e| match e {
+        RunError::Scenario(s) => PyValueError::new_err(s.to_string()),
+        e @ RunError::Invariant(_) => PyRuntimeError::new_err(e.to_string()),
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("resolved", serde_json::to_string(&scenario).map_err(|e| PyRuntimeError::new_err(e.to_string()))?)?;
+    d.set_item("seed", scenario.seed)?;
+    let stats = PyDict::new(py);
+    stats.set_item("events", out.stats.events)?;
+    stats.set_item("packet_hops", out.stats.packet_hops)?;
+    stats.set_item("sim_seconds", out.stats.sim_seconds)?;
+    stats.set_item("wall_seconds", out.stats.wall_seconds)?;
+    d.set_item("stats", stats)?;
+    let tables = PyDict::new(py);
+    tables.set_item("flow_series", table_to_dict(py, &out.flow_series)?)?;
+    tables.set_item("link_series", table_to_dict(py, &out.link_series)?)?;
+    tables.set_item("flows", table_to_dict(py, &out.flows)?)?;
+    tables.set_item("links", table_to_dict(py, &out.links)?)?;
+    tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
+    d.set_item("tables", tables)?;
+    Ok(d.into_any().unbind())
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    Ok(())
+}

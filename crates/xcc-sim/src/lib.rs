@@ -1,1 +1,47 @@
+//! # xcc-sim: a deterministic packet-level simulator for the xcc-core state machines
+//!
+//! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution.
+//! - [`engine`]: the (time, sequence)-ordered event queue.
+//! - [`topology`]: adjacency and per-flow routes.
+//! - [`link`]: a directed link in virtual time (one event per packet-hop).
+//! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
+//! - [`output`]: columnar results.
+//!
+//! ```no_run
+//! let text = std::fs::read_to_string("scenarios/dumbbell-10.toml").unwrap();
+//! let out = xcc_sim::run_text(&text, "dumbbell-10.toml", xcc_sim::Format::Toml, None, true, None).unwrap();
+//! println!("{} events", out.1.stats.events);
+//! ```
 
+pub mod engine;
+pub mod link;
+pub mod output;
+pub mod scenario;
+pub mod sim;
+pub mod topology;
+
+pub use output::{RunOutput, RunStats, Table};
+pub use scenario::{resolve, Format, Scenario, ScenarioError};
+pub use sim::{RunError, Simulation};
+
+/// Resolves and runs a scenario: returns the resolved scenario and the results.
+/// `seed` overrides the scenario's seed.
+pub fn run_text(
+    text: &str,
+    source: &str,
+    format: Format,
+    seed: Option<u64>,
+    metrics: bool,
+    progress: Option<&mut dyn FnMut(f64)>,
+) -> Result<(Scenario, RunOutput), RunError> {
+    let mut scenario = resolve(text, source, format).map_err(RunError::Scenario)?;
+    if let Some(s) = seed {
+        scenario.seed = s;
+    }
+    let resolved = scenario.clone();
+    let sim = Simulation::new(scenario, metrics).map_err(|mut e| {
+        e.source = source.to_string();
+        RunError::Scenario(e)
+    })?;
+    Ok((resolved, sim.run(progress)?))
+}

@@ -41,11 +41,7 @@ impl Default for NewRenoConfig {
     ///   "arbitrarily high" as RFC 5681 section 3.1 recommends. (ns-2's `window_ = 20` is a
     ///   receiver window: set it here to reproduce ns-2 runs.)
     fn default() -> Self {
-        NewRenoConfig {
-            mss_bytes: 1460,
-            initial_window_segments: 2,
-            max_window_bytes: None,
-        }
+        NewRenoConfig { mss_bytes: 1460, initial_window_segments: 2, max_window_bytes: None }
     }
 }
 
@@ -66,12 +62,7 @@ impl NewReno {
         let mss = cfg.mss_bytes.max(1) as u64;
         let cap = cfg.max_window_bytes.unwrap_or(u64::MAX).max(mss);
         let iw = (cfg.initial_window_segments.max(1) as u64 * mss).min(cap);
-        NewReno {
-            cfg,
-            cwnd: iw,
-            ssthresh: cap,
-            ca_acc: 0,
-        }
+        NewReno { cfg, cwnd: iw, ssthresh: cap, ca_acc: 0 }
     }
 
     /// The configuration this controller was built with.
@@ -96,10 +87,7 @@ impl NewReno {
 
     #[inline]
     fn cap(&self) -> u64 {
-        self.cfg
-            .max_window_bytes
-            .unwrap_or(u64::MAX)
-            .max(self.mss())
+        self.cfg.max_window_bytes.unwrap_or(u64::MAX).max(self.mss())
     }
 
     /// RFC 5681 eq. 4: `ssthresh = max(FlightSize / 2, 2 SMSS)`.
@@ -122,9 +110,7 @@ impl Controller for NewReno {
         } else {
             // Congestion avoidance, RFC 5681 eq. 3 in byte-counting form (RFC 3465 section
             // 2.1): cwnd += SMSS * acked / cwnd, remainder carried in `ca_acc`.
-            let total = self
-                .ca_acc
-                .saturating_add(mss.saturating_mul(ack.newly_acked_bytes));
+            let total = self.ca_acc.saturating_add(mss.saturating_mul(ack.newly_acked_bytes));
             let inc = total / self.cwnd;
             self.ca_acc = total - inc * self.cwnd;
             // Never more than one SMSS per ACK (RFC 5681 section 3.1).
@@ -151,11 +137,7 @@ impl Controller for NewReno {
     fn on_recovery_exit(&mut self, _now: Time, flight_size: u64) {
         // RFC 6582 section 3.2 step 3, option (1).
         let mss = self.mss();
-        self.cwnd = self
-            .ssthresh
-            .min(flight_size.max(mss) + mss)
-            .max(mss)
-            .min(self.cap());
+        self.cwnd = self.ssthresh.min(flight_size.max(mss) + mss).max(mss).min(self.cap());
         self.ca_acc = 0;
     }
 
@@ -177,10 +159,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn reno() -> NewReno {
-        NewReno::new(NewRenoConfig {
-            mss_bytes: MSS as u32,
-            ..NewRenoConfig::default()
-        })
+        NewReno::new(NewRenoConfig { mss_bytes: MSS as u32, ..NewRenoConfig::default() })
     }
 
     fn ack(bytes: u64) -> AckEvent {
@@ -206,13 +185,7 @@ mod tests {
         assert_eq!(r.window_bytes(), 5 * MSS);
         // Duplicate ACKs and ACKs in recovery do not grow the window.
         r.on_ack(Time::ZERO, &ack(0));
-        r.on_ack(
-            Time::ZERO,
-            &AckEvent {
-                in_recovery: true,
-                ..ack(MSS)
-            },
-        );
+        r.on_ack(Time::ZERO, &AckEvent { in_recovery: true, ..ack(MSS) });
         assert_eq!(r.window_bytes(), 5 * MSS);
     }
 
@@ -228,11 +201,7 @@ mod tests {
             r.on_ack(Time::ZERO, &ack(MSS));
         }
         // Slightly under 1 MSS: cwnd grows during the window, so later ACKs add a bit less.
-        assert!(
-            (10_900..=11_000).contains(&r.window_bytes()),
-            "{}",
-            r.window_bytes()
-        );
+        assert!((10_900..=11_000).contains(&r.window_bytes()), "{}", r.window_bytes());
         // One RTT = one cwnd's worth of single-segment ACKs.
         for _ in 0..100 {
             let before = r.window_bytes();

@@ -94,8 +94,7 @@ mod tests {
         for (i, packets) in [0u32, 1, 100, 1_000_000].into_iter().enumerate() {
             for ecn in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
                 let mut q = FakeQueue { packets };
-                let mut pkt =
-                    Packet { flow: FlowId(7), wire_bytes: 1500, ecn, ..Packet::default() };
+                let mut pkt = Packet { flow: FlowId(7), wire_bytes: 1500, ecn, ..Packet::default() };
                 let before = pkt;
                 let v = dt.on_enqueue(Time::from_ns(i as u64 * 1000), &mut pkt, &mut q);
                 assert_eq!(v, Verdict::Queue);

@@ -19,7 +19,7 @@ use crate::packet::{FlowId, Packet};
 use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
-pub use red::{Red, RedConfig};
+pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 
 /// What happens to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

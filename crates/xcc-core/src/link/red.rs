@@ -320,9 +320,7 @@ impl LinkAlgorithm for Red {
                 // uniformise with the count.
                 let pb = match self.cfg.unit {
                     RedUnit::Packets => pb,
-                    RedUnit::Bytes => {
-                        (pb * pkt.wire_bytes as f64 / self.cfg.mean_packet_bytes as f64).min(1.0)
-                    }
+                    RedUnit::Bytes => (pb * pkt.wire_bytes as f64 / self.cfg.mean_packet_bytes as f64).min(1.0),
                 };
                 let c = self.count as f64 * pb;
                 // pa = pb / (1 − count·pb), saturating at 1 once count·pb ≥ 1: after ⌈1/pb⌉ − 1
@@ -363,12 +361,7 @@ mod tests {
     impl FakeQueue {
         /// `packets` waiting packets of 1500 bytes on a busy 10 Mb/s link.
         fn busy(packets: u32) -> FakeQueue {
-            FakeQueue {
-                packets,
-                bytes: packets as u64 * 1500,
-                idle_since: None,
-                rate_bps: 10_000_000,
-            }
+            FakeQueue { packets, bytes: packets as u64 * 1500, idle_since: None, rate_bps: 10_000_000 }
         }
     }
 
@@ -447,8 +440,7 @@ mod tests {
     #[test]
     fn idle_period_decays_avg() {
         let w = 0.1;
-        let mut r =
-            red(RedConfig { w_q: w, min_th: 1000.0, max_th: 3000.0, ..RedConfig::default() });
+        let mut r = red(RedConfig { w_q: w, min_th: 1000.0, max_th: 3000.0, ..RedConfig::default() });
         let t0 = Time::from_ns(1_000_000_000);
         let mut q = FakeQueue { packets: 0, bytes: 0, idle_since: Some(t0), rate_bps: 10_000_000 };
 
@@ -602,13 +594,8 @@ mod tests {
     /// tolerance is 6 % of p (≥ 4 standard errors).
     #[test]
     fn byte_mode_scales_probability_with_size() {
-        let cfg = RedConfig {
-            unit: RedUnit::Bytes,
-            min_th: 15_000.0,
-            max_th: 45_000.0,
-            max_p: 0.1,
-            ..RedConfig::default()
-        };
+        let cfg =
+            RedConfig { unit: RedUnit::Bytes, min_th: 15_000.0, max_th: 45_000.0, max_p: 0.1, ..RedConfig::default() };
         // avg reads bytes, not packets.
         let mut r = red(RedConfig { w_q: 1.0, ..cfg.clone() });
         let mut q = FakeQueue { packets: 3, bytes: 12_345, idle_since: None, rate_bps: 10_000_000 };
@@ -616,8 +603,7 @@ mod tests {
         r.on_enqueue(Time::ZERO, &mut p, &mut q);
         assert_eq!(r.avg(), 12_345.0);
 
-        let mut q =
-            FakeQueue { packets: 20, bytes: 30_000, idle_since: None, rate_bps: 10_000_000 };
+        let mut q = FakeQueue { packets: 20, bytes: 30_000, idle_since: None, rate_bps: 10_000_000 };
         for (size, expect) in [(750u32, 0.025), (1500, 0.05), (3000, 0.1), (60_000, 1.0)] {
             let mut r = red(cfg.clone());
             r.avg = 30_000.0;
@@ -670,8 +656,7 @@ mod tests {
         for (n, &h) in hist.iter().enumerate().skip(1).take(19) {
             assert!((850..=1150).contains(&h), "gap {n}: {h} (expected 1000 ± 150)");
         }
-        let mean =
-            hist.iter().enumerate().map(|(n, &h)| n as f64 * h as f64).sum::<f64>() / 19_000.0;
+        let mean = hist.iter().enumerate().map(|(n, &h)| n as f64 * h as f64).sum::<f64>() / 19_000.0;
         assert!((mean - 10.0).abs() < 0.2, "mean gap {mean}");
     }
 

@@ -194,13 +194,8 @@ impl Receiver {
             flags.insert(Flags::ECE);
         }
         self.ce_unacked = false;
-        let mut seg = Segment {
-            kind: SegmentKind::Ack,
-            flags,
-            ack: self.rcv_nxt,
-            ts_echo: self.ts_recent,
-            ..Segment::default()
-        };
+        let mut seg =
+            Segment { kind: SegmentKind::Ack, flags, ack: self.rcv_nxt, ts_echo: self.ts_recent, ..Segment::default() };
         if self.cfg.sack {
             self.fill_sack(&mut seg);
         }
@@ -325,10 +320,7 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn cfg() -> TransportConfig {
-        TransportConfig {
-            mss_bytes: MSS,
-            ..TransportConfig::default()
-        }
+        TransportConfig { mss_bytes: MSS, ..TransportConfig::default() }
     }
 
     fn rx(cfg: TransportConfig) -> Receiver {
@@ -356,9 +348,7 @@ mod tests {
     }
 
     fn acks(r: &mut Receiver, now: Time) -> Vec<Segment> {
-        std::iter::from_fn(|| r.poll_transmit(now))
-            .map(|p| p.seg)
-            .collect()
+        std::iter::from_fn(|| r.poll_transmit(now)).map(|p| p.seg).collect()
     }
 
     //  data 0 ─▶  ◀─ ack 1 (echo ts 0)
@@ -371,10 +361,7 @@ mod tests {
         let mut r = rx(cfg());
         assert_eq!(r.on_packet(ms(0), &data(0, 0)), MSS as u64);
         let a = acks(&mut r, ms(1));
-        assert_eq!(
-            (a.len(), a[0].ack, a[0].ts_echo, a[0].sack_len),
-            (1, 1, ms(0), 0)
-        );
+        assert_eq!((a.len(), a[0].ack, a[0].ts_echo, a[0].sack_len), (1, 1, ms(0), 0));
         assert_eq!(r.on_packet(ms(2), &data(2, 2)), 0);
         let a = acks(&mut r, ms(2));
         assert_eq!((a[0].ack, a[0].ts_echo), (1, ms(0)));
@@ -384,13 +371,7 @@ mod tests {
         assert_eq!(a[0].sack_blocks(), &[SackBlock { start: 2, end: 4 }]);
         r.on_packet(ms(5), &data(5, 5));
         let a = acks(&mut r, ms(5));
-        assert_eq!(
-            a[0].sack_blocks(),
-            &[
-                SackBlock { start: 5, end: 6 },
-                SackBlock { start: 2, end: 4 }
-            ]
-        );
+        assert_eq!(a[0].sack_blocks(), &[SackBlock { start: 5, end: 6 }, SackBlock { start: 2, end: 4 }]);
         assert_eq!(r.on_packet(ms(6), &data(1, 6)), 3 * MSS as u64);
         let a = acks(&mut r, ms(6));
         assert_eq!((a[0].ack, a[0].ts_echo), (4, ms(6)));
@@ -399,10 +380,7 @@ mod tests {
         r.on_packet(ms(7), &data(2, 7));
         assert_eq!(acks(&mut r, ms(7))[0].ack, 4);
         let s = r.stats();
-        assert_eq!(
-            (s.segments_received, s.duplicates, s.bytes_delivered),
-            (6, 1, 4 * MSS as u64)
-        );
+        assert_eq!((s.segments_received, s.duplicates, s.bytes_delivered), (6, 1, 4 * MSS as u64));
     }
 
     //  every 2 segments, max delay 40 ms:
@@ -413,10 +391,7 @@ mod tests {
     #[test]
     fn delayed_ack_every_second_segment_and_timer() {
         let c = TransportConfig {
-            delayed_ack: Some(DelayedAck {
-                every_segments: 2,
-                max_delay: Dur::from_ms(40),
-            }),
+            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
             ..cfg()
         };
         let mut r = rx(c);
@@ -444,10 +419,7 @@ mod tests {
     fn ece_until_cwr() {
         let c = TransportConfig {
             ecn: true,
-            delayed_ack: Some(DelayedAck {
-                every_segments: 2,
-                max_delay: Dur::from_ms(40),
-            }),
+            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
             ..cfg()
         };
         let mut r = rx(c);

@@ -57,12 +57,7 @@ impl RttEstimator {
 
     /// An estimator with the RTO parameters of a transport configuration.
     pub fn from_config(cfg: &TransportConfig) -> RttEstimator {
-        RttEstimator::new(
-            cfg.initial_rto,
-            cfg.min_rto,
-            cfg.max_rto,
-            cfg.clock_granularity,
-        )
+        RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity)
     }
 
     /// Feeds one valid RTT measurement (RFC 6298 sections 2.2 and 2.3) and cancels any back-off.
@@ -139,12 +134,7 @@ mod tests {
     use super::*;
 
     fn est() -> RttEstimator {
-        RttEstimator::new(
-            Dur::from_secs(1),
-            Dur::from_ms(200),
-            Dur::from_secs(60),
-            Dur::from_ms(1),
-        )
+        RttEstimator::new(Dur::from_secs(1), Dur::from_ms(200), Dur::from_secs(60), Dur::from_ms(1))
     }
 
     // No sample: RTO = initial 1 s.
@@ -188,12 +178,7 @@ mod tests {
             e.on_sample(Dur::from_ms(1));
         }
         assert_eq!(e.rto(), Dur::from_ms(200));
-        let mut g = RttEstimator::new(
-            Dur::from_secs(1),
-            Dur::ZERO,
-            Dur::from_secs(60),
-            Dur::from_ms(10),
-        );
+        let mut g = RttEstimator::new(Dur::from_secs(1), Dur::ZERO, Dur::from_secs(60), Dur::from_ms(10));
         for _ in 0..200 {
             g.on_sample(Dur::from_ms(100));
         }

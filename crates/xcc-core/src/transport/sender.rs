@@ -203,19 +203,12 @@ impl<C: Controller> Sender<C> {
     ///
     /// If the flow has more than `u32::MAX` segments (sequence numbers count segments in `u32`;
     /// an unlimited flow wraps after 2^32 segments, ~6 TB at 1460 B, which no run reaches).
-    pub fn new(
-        flow: FlowId,
-        cfg: TransportConfig,
-        cc: C,
-        size_bytes: Option<u64>,
-        now: Time,
-    ) -> Sender<C> {
+    pub fn new(flow: FlowId, cfg: TransportConfig, cc: C, size_bytes: Option<u64>, now: Time) -> Sender<C> {
         let mss = cfg.mss_bytes.max(1) as u64;
         let (total_segs, last_payload) = match size_bytes {
             Some(s) => {
                 let n = s.div_ceil(mss);
-                let n32 = u32::try_from(n)
-                    .expect("flow too long: sequence numbers count segments in u32");
+                let n32 = u32::try_from(n).expect("flow too long: sequence numbers count segments in u32");
                 (Some(n32), if n == 0 { 0 } else { s - (n - 1) * mss })
             }
             None => (None, mss),
@@ -345,8 +338,7 @@ impl<C: Controller> Sender<C> {
             && self.snd_una >= self.recover
             && self.ecn_window_over()
         {
-            self.cc
-                .on_congestion_event(now, CongestionEvent::Ecn, flight_before);
+            self.cc.on_congestion_event(now, CongestionEvent::Ecn, flight_before);
             self.ecn_end = self.snd_max;
             self.cwr_end = self.snd_max;
             self.cwr_pending = true;
@@ -442,8 +434,7 @@ impl<C: Controller> Sender<C> {
         // section 3.2 step 1 (`recover` = highest sent, so later duplicate ACKs of the same
         // window do not start a fast retransmit).
         self.stats.timeouts += 1;
-        self.cc
-            .on_congestion_event(now, CongestionEvent::Timeout, self.out_bytes);
+        self.cc.on_congestion_event(now, CongestionEvent::Timeout, self.out_bytes);
         self.rtt.on_backoff();
         // A timeout ends fast recovery without `on_recovery_exit`: the loss window replaces it.
         self.in_recovery = false;
@@ -569,19 +560,12 @@ impl<C: Controller> Sender<C> {
     fn pacing_rate_bps(&self) -> Option<f64> {
         let r = match self.cc.pacing_rate_bps() {
             Some(r) => r,
-            None if self.cfg.pace_windowed
-                && self.rtt.has_sample()
-                && self.rtt.srtt() > Dur::ZERO =>
-            {
+            None if self.cfg.pace_windowed && self.rtt.has_sample() && self.rtt.srtt() > Dur::ZERO => {
                 let cwnd = self.cc.window_bytes();
                 if cwnd == u64::MAX {
                     return None;
                 }
-                let factor = if cwnd < self.cc.ssthresh_bytes() {
-                    2.0
-                } else {
-                    1.2
-                };
+                let factor = if cwnd < self.cc.ssthresh_bytes() { 2.0 } else { 1.2 };
                 factor * cwnd as f64 * 8.0 / self.rtt.srtt().as_secs_f64()
             }
             None => return None,
@@ -590,14 +574,7 @@ impl<C: Controller> Sender<C> {
     }
 
     /// Builds and accounts for the data packet carrying `seq`.
-    fn emit(
-        &mut self,
-        now: Time,
-        seq: u32,
-        retx: bool,
-        payload: u64,
-        pacing: Option<f64>,
-    ) -> Packet {
+    fn emit(&mut self, now: Time, seq: u32, retx: bool, payload: u64, pacing: Option<f64>) -> Packet {
         let mut flags = Flags::default();
         if retx {
             let i = (seq - self.snd_una) as usize;
@@ -632,11 +609,7 @@ impl<C: Controller> Sender<C> {
             flow: self.flow,
             wire_bytes,
             // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
-            ecn: if self.cfg.ecn && !retx {
-                Ecn::Ect0
-            } else {
-                Ecn::NotEct
-            },
+            ecn: if self.cfg.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct },
             seg: Segment {
                 kind: SegmentKind::Data,
                 flags,
@@ -687,8 +660,7 @@ impl<C: Controller> Sender<C> {
         self.stats.fast_recoveries += 1;
         // One reduction per window: an ECN reduction of this same window already happened.
         if self.snd_una >= self.ecn_end {
-            self.cc
-                .on_congestion_event(now, CongestionEvent::Loss, self.out_bytes);
+            self.cc.on_congestion_event(now, CongestionEvent::Loss, self.out_bytes);
             self.cwr_pending = self.cfg.ecn;
         }
         self.ecn_end = self.ecn_end.max(self.snd_max);
@@ -820,18 +792,11 @@ mod tests {
     const MSS: u32 = 1000;
 
     fn cfg() -> TransportConfig {
-        TransportConfig {
-            mss_bytes: MSS,
-            sack: false,
-            ..TransportConfig::default()
-        }
+        TransportConfig { mss_bytes: MSS, sack: false, ..TransportConfig::default() }
     }
 
     fn reno() -> AnyController {
-        AnyController::NewReno(NewReno::new(NewRenoConfig {
-            mss_bytes: MSS,
-            ..NewRenoConfig::default()
-        }))
+        AnyController::NewReno(NewReno::new(NewRenoConfig { mss_bytes: MSS, ..NewRenoConfig::default() }))
     }
 
     fn ms(x: u64) -> Time {
@@ -846,12 +811,7 @@ mod tests {
         Packet {
             flow: FlowId(1),
             wire_bytes: 40,
-            seg: Segment {
-                kind: SegmentKind::Ack,
-                ack,
-                ts_echo: ts,
-                ..Segment::default()
-            },
+            seg: Segment { kind: SegmentKind::Ack, ack, ts_echo: ts, ..Segment::default() },
             ..Packet::default()
         }
     }
@@ -901,12 +861,7 @@ mod tests {
         assert_eq!(s.poll_timeout(), Some(ms(3000))); // 1 s doubled
         s.on_packet(ms(1100), &ack_pkt(2, ms(1000)));
         let p = drain(&mut s, ms(1100));
-        assert_eq!(
-            p.iter()
-                .map(|p| (p.seg.seq, p.seg.payload_bytes))
-                .collect::<Vec<_>>(),
-            vec![(2, 500)]
-        );
+        assert_eq!(p.iter().map(|p| (p.seg.seq, p.seg.payload_bytes)).collect::<Vec<_>>(), vec![(2, 500)]);
         // CWR rides on the first new data after the timeout reduction.
         assert!(p[0].seg.flags.contains(Flags::CWR));
         assert!(!s.is_complete());
@@ -942,10 +897,7 @@ mod tests {
             max_window_bytes: None,
         }));
         let mut s = Sender::new(FlowId(1), cfg(), cc, None, Time::ZERO);
-        assert_eq!(
-            seqs(&drain(&mut s, Time::ZERO)),
-            (0..10).collect::<Vec<_>>()
-        );
+        assert_eq!(seqs(&drain(&mut s, Time::ZERO)), (0..10).collect::<Vec<_>>());
         let t = ms(100);
         let dup = |s: &mut Sender, n: usize| -> Vec<u32> {
             (0..n)
@@ -960,10 +912,7 @@ mod tests {
         assert_eq!(dup(&mut s, 1), vec![0]);
         assert!(s.in_recovery());
         let st = s.stats();
-        assert_eq!(
-            (st.cwnd_bytes, st.ssthresh_bytes, st.bytes_in_flight),
-            (5000, 5000, 7000)
-        );
+        assert_eq!((st.cwnd_bytes, st.ssthresh_bytes, st.bytes_in_flight), (5000, 5000, 7000));
         assert_eq!((st.fast_recoveries, st.retransmits), (1, 1));
         assert!(dup(&mut s, 2).is_empty());
         assert_eq!(s.bytes_in_flight(), 5000);
@@ -983,10 +932,7 @@ mod tests {
         s.on_packet(ms(140), &ack_pkt(18, ms(120)));
         assert!(!s.in_recovery());
         let st = s.stats();
-        assert_eq!(
-            (st.retransmits, st.timeouts, st.ssthresh_bytes),
-            (2, 0, 5000)
-        );
+        assert_eq!((st.retransmits, st.timeouts, st.ssthresh_bytes), (2, 0, 5000));
         assert_eq!(st.bytes_in_flight, 0);
         assert_eq!(st.cwnd_bytes, 2000); // min(ssthresh, max(0, MSS) + MSS), no growth on exit
     }
@@ -997,10 +943,7 @@ mod tests {
     //        seg 2 now, seg 3 at t = 117.333 ms
     #[test]
     fn windowed_pacing_uses_cwnd_over_srtt() {
-        let c = TransportConfig {
-            pace_windowed: true,
-            ..cfg()
-        };
+        let c = TransportConfig { pace_windowed: true, ..cfg() };
         let mut s = Sender::new(FlowId(1), c, reno(), None, Time::ZERO);
         assert_eq!(drain(&mut s, Time::ZERO).len(), 2);
         s.on_packet(ms(100), &ack_pkt(1, Time::ZERO));

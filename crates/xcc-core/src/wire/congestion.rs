@@ -95,10 +95,7 @@ mod tests {
         assert_eq!(buf[SHIM_LEN..], [0xEE; 6], "emit must not write past the header");
         // Trailing bytes (the rest of the packet) are not consumed.
         assert_eq!(CongestionHeader::parse(&buf), Ok((CongestionHeader::None, SHIM_LEN)));
-        assert_eq!(
-            CongestionHeader::parse(&buf[..SHIM_LEN]),
-            Ok((CongestionHeader::None, SHIM_LEN))
-        );
+        assert_eq!(CongestionHeader::parse(&buf[..SHIM_LEN]), Ok((CongestionHeader::None, SHIM_LEN)));
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub mod segment;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
-pub use segment::{Flags, SackBlock, Segment, SegmentKind};
+pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 
 /// Why a byte buffer could not be parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -306,12 +306,7 @@ mod tests {
 
     /// A valid 3-block header to corrupt.
     fn valid_bytes() -> Vec<u8> {
-        let seg = Segment {
-            kind: SegmentKind::Ack,
-            sack_len: 3,
-            sack: sack_with(3),
-            ..Segment::default()
-        };
+        let seg = Segment { kind: SegmentKind::Ack, sack_len: 3, sack: sack_with(3), ..Segment::default() };
         let mut buf = vec![0u8; encoded_len(&seg)];
         seg.emit(Ecn::Ect0, &mut buf).unwrap();
         buf
@@ -365,11 +360,7 @@ mod tests {
         // Empty block (start == end) and inverted block (end < start), in each position.
         for i in 0..3 {
             let o = FIXED_LEN + 8 * i;
-            assert_eq!(
-                corrupt(&|b| b.copy_within(o..o + 4, o + 4)),
-                Err(WireError::Malformed),
-                "empty block {i}"
-            );
+            assert_eq!(corrupt(&|b| b.copy_within(o..o + 4, o + 4)), Err(WireError::Malformed), "empty block {i}");
             assert_eq!(
                 corrupt(&|b| {
                     b[o..o + 4].copy_from_slice(&9u32.to_be_bytes());

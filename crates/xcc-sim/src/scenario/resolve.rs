@@ -1,0 +1,612 @@
+//! From the text of a scenario to a resolved [`Scenario`]: parse (TOML or JSON), expand `count`
+//! templates, type every entry strictly, convert units, fill defaults, and check every value.
+
+use std::collections::HashMap;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::error::ScenarioError;
+use super::model::*;
+use super::spec::*;
+use super::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
+
+/// Text formats a scenario may come in.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
+
+/// Parses and resolves a scenario. `source` names it in error messages.
+pub fn resolve(text: &str, source: &str, format: Format) -> Result<Scenario, ScenarioError> {
+    let err =
+        |path: &str, message: String| ScenarioError { source: source.to_string(), path: path.to_string(), message };
+    let value: Value = match format {
+        Format::Toml => toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {}", e.message())))?,
+        Format::Json => serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON: {e}")))?,
+    };
+    let top: TopSpec = typed(value, "", source)?;
+    Resolver { source, nodes: Vec::new(), by_name: HashMap::new() }.run(top)
+}
+
+/// Deserialises `value` into `T`, naming the offending field on error.
+fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = match (prefix.is_empty(), inner == ".") {
+            (true, _) => inner,
+            (false, true) => prefix.to_string(),
+            (false, false) => format!("{prefix}.{inner}"),
+        };
+        ScenarioError { source: source.to_string(), path, message: e.into_inner().to_string() }
+    })
+}
+
+/// Replaces `{i}` in every string of `v`; returns whether any string contained it.
+fn substitute(v: &mut Value, i: u64) -> bool {
+    match v {
+        Value::String(s) if s.contains("{i}") => {
+            *s = s.replace("{i}", &i.to_string());
+            true
+        }
+        Value::Array(a) => a.iter_mut().fold(false, |acc, x| substitute(x, i) | acc),
+        Value::Object(o) => o.values_mut().fold(false, |acc, x| substitute(x, i) | acc),
+        _ => false,
+    }
+}
+
+struct Resolver<'a> {
+    source: &'a str,
+    nodes: Vec<Node>,
+    by_name: HashMap<String, u32>,
+}
+
+impl<'a> Resolver<'a> {
+    fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError { source: self.source.to_string(), path: path.to_string(), message: message.into() }
+    }
+
+    /// Expands an array of entries that may carry `count = N` with `{i}` templates.
+    fn expand<T: DeserializeOwned>(&self, array: &str, entries: Vec<Value>) -> Result<Vec<(String, T)>, ScenarioError> {
+        let mut out = Vec::new();
+        for (k, mut entry) in entries.into_iter().enumerate() {
+            let base = format!("{array}[{k}]");
+            let count = match entry.as_object_mut().and_then(|o| o.remove("count")) {
+                None => None,
+                Some(Value::Number(n)) if n.as_u64().is_some_and(|c| c >= 1) => n.as_u64(),
+                Some(other) => {
+                    return Err(
+                        self.err(&format!("{base}.count"), format!("expected a whole number >= 1, found {other}"))
+                    )
+                }
+            };
+            match count {
+                None => out.push((base.clone(), typed(entry, &base, self.source)?)),
+                Some(n) => {
+                    for i in 1..=n {
+                        let mut e = entry.clone();
+                        if !substitute(&mut e, i) {
+                            return Err(self.err(
+                                &base,
+                                format!("count = {n} but no field uses \"{{i}}\", so every copy would be identical"),
+                            ));
+                        }
+                        let path = format!("{base} (i={i})");
+                        out.push((path.clone(), typed(e, &path, self.source)?));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn add_node(&mut self, path: &str, name: String, kind: NodeKind) -> Result<(), ScenarioError> {
+        if name.is_empty() || name.contains("->") || name.contains(char::is_whitespace) {
+            return Err(self.err(
+                &format!("{path}.name"),
+                format!("'{name}' is not a usable node name (non-empty, no spaces, no '->')"),
+            ));
+        }
+        if self.by_name.contains_key(&name) {
+            return Err(self.err(&format!("{path}.name"), format!("node name '{name}' is used twice")));
+        }
+        self.by_name.insert(name.clone(), self.nodes.len() as u32);
+        self.nodes.push(Node { name, kind });
+        Ok(())
+    }
+
+    fn node(&self, path: &str, name: &str) -> Result<u32, ScenarioError> {
+        self.by_name
+            .get(name)
+            .copied()
+            .ok_or_else(|| self.err(path, format!("unknown node '{name}' (declare it under [[host]] or [[router]])")))
+    }
+
+    fn host(&self, path: &str, name: &str) -> Result<u32, ScenarioError> {
+        let id = self.node(path, name)?;
+        if self.nodes[id as usize].kind != NodeKind::Host {
+            return Err(self.err(path, format!("'{name}' is a router; traffic starts and ends at hosts")));
+        }
+        Ok(id)
+    }
+
+    fn time(&self, path: &str, s: &str) -> Result<u64, ScenarioError> {
+        parse_duration_ns(s).map_err(|m| self.err(path, m))
+    }
+
+    fn run(mut self, top: TopSpec) -> Result<Scenario, ScenarioError> {
+        let duration_ns = self.time("duration", &top.duration)?;
+        if duration_ns == 0 {
+            return Err(self.err("duration", "expected a positive time"));
+        }
+        if top.name.trim().is_empty() {
+            return Err(self.err("name", "expected a non-empty name"));
+        }
+        for (path, n) in self.expand::<NodeSpec>("host", top.host)? {
+            self.add_node(&path, n.name, NodeKind::Host)?;
+        }
+        for (path, n) in self.expand::<NodeSpec>("router", top.router)? {
+            self.add_node(&path, n.name, NodeKind::Router)?;
+        }
+        let mut links = Vec::new();
+        for (path, l) in self.expand::<LinkSpec>("link", top.link)? {
+            self.link(&path, l, &mut links)?;
+        }
+        let mut flows = Vec::new();
+        for (path, f) in self.expand::<FlowSpec>("flow", top.flow)? {
+            flows.push(self.flow(&path, f, duration_ns)?);
+        }
+        let mut arrivals = Vec::new();
+        for (path, a) in self.expand::<ArrivalsSpec>("arrivals", top.arrivals)? {
+            arrivals.push(self.arrivals(&path, a, duration_ns)?);
+        }
+        let mut transactions = Vec::new();
+        for (k, t) in top.transactions.into_iter().enumerate() {
+            let path = format!("transactions[{k}]");
+            let spec: TransactionsSpec = typed(t, &path, self.source)?;
+            transactions.push(self.transactions(&path, spec, duration_ns)?);
+        }
+        let interval_ns = match top.metrics.and_then(|m| m.interval) {
+            Some(s) => self.time("metrics.interval", &s)?,
+            None => 100_000_000,
+        };
+        Ok(Scenario {
+            name: top.name,
+            description: top.description,
+            duration_ns,
+            seed: top.seed.unwrap_or(1),
+            nodes: self.nodes,
+            links,
+            flows,
+            arrivals,
+            transactions,
+            metrics: Metrics { interval_ns },
+        })
+    }
+
+    fn link(&self, path: &str, l: LinkSpec, links: &mut Vec<Link>) -> Result<(), ScenarioError> {
+        let a = self.node(&format!("{path}.between[0]"), &l.between[0])?;
+        let b = self.node(&format!("{path}.between[1]"), &l.between[1])?;
+        if a == b {
+            return Err(self.err(&format!("{path}.between"), "a link joins two different nodes"));
+        }
+        let rev = l.reverse.unwrap_or_default();
+        let fwd = self.direction(path, a, b, &l.rate, &l.delay, &l.buffer, l.queue.as_ref(), l.loss)?;
+        let rpath = format!("{path}.reverse");
+        let back = self.direction(
+            &rpath,
+            b,
+            a,
+            rev.rate.as_ref().unwrap_or(&l.rate),
+            rev.delay.as_ref().unwrap_or(&l.delay),
+            rev.buffer.as_ref().unwrap_or(&l.buffer),
+            rev.queue.as_ref().or(l.queue.as_ref()),
+            rev.loss.or(l.loss),
+        )?;
+        links.push(fwd);
+        links.push(back);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn direction(
+        &self,
+        path: &str,
+        from: u32,
+        to: u32,
+        rate: &str,
+        delay: &str,
+        buffer: &str,
+        queue: Option<&Value>,
+        loss: Option<f64>,
+    ) -> Result<Link, ScenarioError> {
+        let rate_bps = parse_rate_bps(rate).map_err(|m| self.err(&format!("{path}.rate"), m))?;
+        if rate_bps == 0 {
+            return Err(self.err(&format!("{path}.rate"), "expected a positive rate"));
+        }
+        let delay_ns = self.time(&format!("{path}.delay"), delay)?;
+        let buffer = match parse_amount(buffer, true).map_err(|m| self.err(&format!("{path}.buffer"), m))? {
+            Amount::Unlimited => Buffer { packets: None, bytes: None },
+            Amount::Packets(p) if p >= 1.0 && p.fract() == 0.0 => Buffer { packets: Some(p as u64), bytes: None },
+            Amount::Bytes(b) if b >= 1.0 => Buffer { packets: None, bytes: Some(b as u64) },
+            _ => {
+                return Err(self.err(
+                    &format!("{path}.buffer"),
+                    format!("'{buffer}': expected at least one whole packet or one byte"),
+                ))
+            }
+        };
+        let queue = self.queue(&format!("{path}.queue"), queue)?;
+        let loss = loss.unwrap_or(0.0);
+        if !(0.0..1.0).contains(&loss) {
+            return Err(self.err(&format!("{path}.loss"), format!("{loss}: expected a probability in [0, 1)")));
+        }
+        let name = format!("{}->{}", self.nodes[from as usize].name, self.nodes[to as usize].name);
+        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss })
+    }
+
+    fn queue(&self, path: &str, q: Option<&Value>) -> Result<Queue, ScenarioError> {
+        let kind_of = |v: &Value| -> Option<String> {
+            match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(o) => o.get("kind").and_then(|k| k.as_str()).map(str::to_string),
+                _ => None,
+            }
+        };
+        let Some(q) = q else {
+            return Ok(Queue::DropTail);
+        };
+        let kind =
+            kind_of(q).ok_or_else(|| self.err(path, "expected \"droptail\", \"red\" or a table with kind = ..."))?;
+        match (kind.as_str(), q) {
+            ("droptail", Value::String(_)) => Ok(Queue::DropTail),
+            ("droptail", Value::Object(o)) if o.len() == 1 => Ok(Queue::DropTail),
+            ("droptail", _) => Err(self.err(path, "droptail takes no parameters (its limit is the link's buffer)")),
+            ("red", Value::String(_)) => {
+                Err(self
+                    .err(path, "red needs its thresholds: { kind = \"red\", min_th = \"30pkt\", max_th = \"90pkt\" }"))
+            }
+            ("red", v) => self.red(path, typed(v.clone(), path, self.source)?),
+            (other, _) => {
+                Err(self.err(&format!("{path}.kind"), format!("unknown queue '{other}' (known: droptail, red)")))
+            }
+        }
+    }
+
+    fn red(&self, path: &str, r: RedSpec) -> Result<Queue, ScenarioError> {
+        let min = parse_amount(&r.min_th, false).map_err(|m| self.err(&format!("{path}.min_th"), m))?;
+        let max = parse_amount(&r.max_th, false).map_err(|m| self.err(&format!("{path}.max_th"), m))?;
+        let (unit, min_th, max_th) = match (min, max) {
+            (Amount::Packets(a), Amount::Packets(b)) => ("packets", a, b),
+            (Amount::Bytes(a), Amount::Bytes(b)) => ("bytes", a, b),
+            _ => {
+                return Err(self.err(
+                    &format!("{path}.max_th"),
+                    "min_th and max_th must use the same unit (both packets or both bytes)",
+                ))
+            }
+        };
+        if min_th >= max_th {
+            return Err(
+                self.err(&format!("{path}.max_th"), format!("expected max_th > min_th, found {max_th} <= {min_th}"))
+            );
+        }
+        let w_q = r.w_q.unwrap_or(0.002);
+        if !(w_q > 0.0 && w_q <= 1.0) {
+            return Err(self.err(&format!("{path}.w_q"), format!("{w_q}: expected 0 < w_q <= 1")));
+        }
+        let max_p = r.max_p.unwrap_or(0.1);
+        if !(max_p > 0.0 && max_p <= 1.0) {
+            return Err(self.err(&format!("{path}.max_p"), format!("{max_p}: expected 0 < max_p <= 1")));
+        }
+        let variant = match r.variant.as_deref().unwrap_or("gentle") {
+            "gentle" => "gentle",
+            "classic" => "classic",
+            other => {
+                return Err(
+                    self.err(&format!("{path}.variant"), format!("'{other}': expected \"gentle\" or \"classic\""))
+                )
+            }
+        };
+        let action = match r.action.as_deref().unwrap_or("drop") {
+            "drop" => "drop",
+            "mark" => "mark",
+            other => {
+                return Err(self.err(&format!("{path}.action"), format!("'{other}': expected \"drop\" or \"mark\"")))
+            }
+        };
+        let mean_packet_bytes = match r.mean_packet {
+            None => 1500,
+            Some(s) => match parse_bytes(&s).map_err(|m| self.err(&format!("{path}.mean_packet"), m))? {
+                0 => return Err(self.err(&format!("{path}.mean_packet"), "expected a positive size")),
+                b => b as u32,
+            },
+        };
+        let _ = r.kind;
+        Ok(Queue::Red(RedParams { w_q, min_th, max_th, max_p, unit, variant, action, mean_packet_bytes }))
+    }
+
+    fn transport(&self, path: &str, t: Option<TransportSpec>) -> Result<Transport, ScenarioError> {
+        let t = t.unwrap_or_default();
+        let size = |field: &str, v: &Option<String>, default: u32| -> Result<u32, ScenarioError> {
+            match v {
+                None => Ok(default),
+                Some(s) => {
+                    let b = parse_bytes(s).map_err(|m| self.err(&format!("{path}.{field}"), m))?;
+                    if b == 0 || b > 65_000 {
+                        return Err(self.err(&format!("{path}.{field}"), format!("'{s}': expected 1 B to 65000 B")));
+                    }
+                    Ok(b as u32)
+                }
+            }
+        };
+        let mss_bytes = size("mss", &t.mss, 1460)?;
+        let header_bytes = match &t.header {
+            Some(s) if parse_bytes(s).ok() == Some(0) => 0,
+            _ => size("header", &t.header, 40)?,
+        };
+        let delayed_ack_ns = match &t.delayed_ack {
+            None | Some(Value::Bool(false)) => None,
+            Some(Value::String(s)) => match self.time(&format!("{path}.delayed_ack"), s)? {
+                0 => return Err(self.err(&format!("{path}.delayed_ack"), "expected a positive time, or false")),
+                d => Some(d),
+            },
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{path}.delayed_ack"),
+                    format!("expected a time like \"40ms\" or false, found {other}"),
+                ))
+            }
+        };
+        let min_rto_ns = match &t.min_rto {
+            None => 200_000_000,
+            Some(s) => self.time(&format!("{path}.min_rto"), s)?,
+        };
+        let initial_rto_ns = match &t.initial_rto {
+            None => 1_000_000_000,
+            Some(s) => self.time(&format!("{path}.initial_rto"), s)?,
+        };
+        if min_rto_ns == 0 || initial_rto_ns == 0 {
+            return Err(self.err(&format!("{path}.min_rto"), "retransmission timeouts must be positive"));
+        }
+        Ok(Transport {
+            mss_bytes,
+            header_bytes,
+            ecn: t.ecn.unwrap_or(false),
+            sack: t.sack.unwrap_or(true),
+            delayed_ack_ns,
+            min_rto_ns,
+            initial_rto_ns,
+            pace: t.pace.unwrap_or(false),
+        })
+    }
+
+    fn cc(&self, path: &str, v: Option<Value>) -> Result<Cc, ScenarioError> {
+        let (kind, table) = match v {
+            None => ("newreno".to_string(), None),
+            Some(Value::String(s)) => (s, None),
+            Some(v @ Value::Object(_)) => {
+                let t: CcTableSpec = typed(v, path, self.source)?;
+                (t.kind.clone(), Some(t))
+            }
+            Some(other) => {
+                return Err(self.err(path, format!("expected \"newreno\" or a table with kind = ..., found {other}")))
+            }
+        };
+        match kind.as_str() {
+            "newreno" | "reno" => {
+                let initial_window = table.and_then(|t| t.initial_window).unwrap_or(2);
+                if initial_window == 0 {
+                    return Err(self.err(&format!("{path}.initial_window"), "expected at least 1 segment"));
+                }
+                Ok(Cc::NewReno { initial_window })
+            }
+            other => Err(self.err(path, format!("unknown congestion control '{other}' (known: newreno)"))),
+        }
+    }
+
+    fn window(
+        &self,
+        path: &str,
+        start: &Option<String>,
+        stop: &Option<String>,
+        duration_ns: u64,
+    ) -> Result<(u64, Option<u64>), ScenarioError> {
+        let start_ns = match start {
+            None => 0,
+            Some(s) => self.time(&format!("{path}.start"), s)?,
+        };
+        if start_ns >= duration_ns {
+            return Err(self.err(&format!("{path}.start"), "starts at or after the end of the scenario (duration)"));
+        }
+        let stop_ns = match stop {
+            None => None,
+            Some(s) => Some(self.time(&format!("{path}.stop"), s)?),
+        };
+        if let Some(stop) = stop_ns {
+            if stop <= start_ns {
+                return Err(self.err(&format!("{path}.stop"), "expected stop later than start"));
+            }
+        }
+        Ok((start_ns, stop_ns))
+    }
+
+    fn endpoints(&self, path: &str, src: &str, dst: &str, names: (&str, &str)) -> Result<(u32, u32), ScenarioError> {
+        let s = self.host(&format!("{path}.{}", names.0), src)?;
+        let d = self.host(&format!("{path}.{}", names.1), dst)?;
+        if s == d {
+            return Err(self.err(
+                &format!("{path}.{}", names.1),
+                format!("'{dst}' is also the source; a flow needs two different hosts"),
+            ));
+        }
+        Ok((s, d))
+    }
+
+    fn flow(&self, path: &str, f: FlowSpec, duration_ns: u64) -> Result<Flow, ScenarioError> {
+        let (src, dst) = self.endpoints(path, &f.src, &f.dst, ("src", "dst"))?;
+        let (start_ns, stop_ns) = self.window(path, &f.start, &f.stop, duration_ns)?;
+        let route = match &f.route {
+            None => None,
+            Some(names) => {
+                let ids = names
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| self.node(&format!("{path}.route[{k}]"), n))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if ids.first() != Some(&src) || ids.last() != Some(&dst) {
+                    return Err(
+                        self.err(&format!("{path}.route"), "a route starts at the flow's src and ends at its dst")
+                    );
+                }
+                Some(ids)
+            }
+        };
+        let kind = match f.kind.as_deref().unwrap_or("bulk") {
+            "bulk" => {
+                for (field, v) in [("rate", &f.rate), ("packet_size", &f.packet_size)] {
+                    if v.is_some() {
+                        return Err(self.err(&format!("{path}.{field}"), "only cbr flows take this field"));
+                    }
+                }
+                let size_bytes = match &f.size {
+                    None => None,
+                    Some(s) => match parse_bytes(s).map_err(|m| self.err(&format!("{path}.size"), m))? {
+                        0 => {
+                            return Err(self.err(
+                                &format!("{path}.size"),
+                                "expected a positive size (omit it for an unlimited flow)",
+                            ))
+                        }
+                        b => Some(b),
+                    },
+                };
+                FlowKind::Bulk {
+                    size_bytes,
+                    cc: self.cc(&format!("{path}.cc"), f.cc)?,
+                    transport: self.transport(&format!("{path}.transport"), f.transport)?,
+                }
+            }
+            "cbr" => {
+                for (field, present) in
+                    [("size", f.size.is_some()), ("cc", f.cc.is_some()), ("transport", f.transport.is_some())]
+                {
+                    if present {
+                        return Err(self.err(&format!("{path}.{field}"), "cbr flows take rate and packet_size only"));
+                    }
+                }
+                let rate = f
+                    .rate
+                    .as_ref()
+                    .ok_or_else(|| self.err(&format!("{path}.rate"), "a cbr flow needs a rate like \"400Mbps\""))?;
+                let rate_bps = parse_rate_bps(rate).map_err(|m| self.err(&format!("{path}.rate"), m))?;
+                if rate_bps == 0 {
+                    return Err(self.err(&format!("{path}.rate"), "expected a positive rate"));
+                }
+                let packet_bytes = match &f.packet_size {
+                    None => 1500,
+                    Some(s) => match parse_bytes(s).map_err(|m| self.err(&format!("{path}.packet_size"), m))? {
+                        b @ 1..=65_000 => b as u32,
+                        _ => return Err(self.err(&format!("{path}.packet_size"), "expected 1 B to 65000 B")),
+                    },
+                };
+                FlowKind::Cbr { rate_bps, packet_bytes }
+            }
+            other => {
+                return Err(self.err(&format!("{path}.kind"), format!("unknown flow kind '{other}' (known: bulk, cbr)")))
+            }
+        };
+        Ok(Flow { origin: path.to_string(), name: f.name, src, dst, start_ns, stop_ns, route, kind })
+    }
+
+    fn size_dist(&self, path: &str, s: SizeDistSpec) -> Result<SizeDist, ScenarioError> {
+        let mean = |s: &SizeDistSpec| -> Result<f64, ScenarioError> {
+            let m = s
+                .mean
+                .as_ref()
+                .ok_or_else(|| self.err(&format!("{path}.mean"), "this distribution needs a mean size"))?;
+            match parse_bytes(m).map_err(|e| self.err(&format!("{path}.mean"), e))? {
+                0 => Err(self.err(&format!("{path}.mean"), "expected a positive size")),
+                b => Ok(b as f64),
+            }
+        };
+        match s.dist.as_str() {
+            "fixed" => {
+                let v = s
+                    .value
+                    .as_ref()
+                    .ok_or_else(|| self.err(&format!("{path}.value"), "a fixed size needs value = \"4KB\""))?;
+                match parse_bytes(v).map_err(|e| self.err(&format!("{path}.value"), e))? {
+                    0 => Err(self.err(&format!("{path}.value"), "expected a positive size")),
+                    bytes => Ok(SizeDist::Fixed { bytes }),
+                }
+            }
+            "exponential" => Ok(SizeDist::Exponential { mean_bytes: mean(&s)? }),
+            "pareto" => {
+                let shape = s.shape.ok_or_else(|| {
+                    self.err(&format!("{path}.shape"), "a Pareto size needs shape (> 1 for a finite mean)")
+                })?;
+                if shape <= 1.0 {
+                    return Err(self.err(
+                        &format!("{path}.shape"),
+                        format!("{shape}: expected shape > 1 (the mean is infinite otherwise)"),
+                    ));
+                }
+                Ok(SizeDist::Pareto { mean_bytes: mean(&s)?, shape })
+            }
+            other => Err(self.err(
+                &format!("{path}.dist"),
+                format!("unknown distribution '{other}' (known: fixed, exponential, pareto)"),
+            )),
+        }
+    }
+
+    fn arrivals(&self, path: &str, a: ArrivalsSpec, duration_ns: u64) -> Result<Arrivals, ScenarioError> {
+        let (src, dst) = self.endpoints(path, &a.src, &a.dst, ("src", "dst"))?;
+        let (start_ns, stop_ns) = self.window(path, &a.start, &a.stop, duration_ns)?;
+        let mean_interarrival_ns = self.time(&format!("{path}.mean_interarrival"), &a.mean_interarrival)?;
+        if mean_interarrival_ns == 0 {
+            return Err(self.err(&format!("{path}.mean_interarrival"), "expected a positive time"));
+        }
+        Ok(Arrivals {
+            origin: path.to_string(),
+            name: a.name,
+            src,
+            dst,
+            start_ns,
+            stop_ns: stop_ns.unwrap_or(duration_ns),
+            mean_interarrival_ns,
+            size: self.size_dist(&format!("{path}.size"), a.size)?,
+            cc: self.cc(&format!("{path}.cc"), a.cc)?,
+            transport: self.transport(&format!("{path}.transport"), a.transport)?,
+        })
+    }
+
+    fn transactions(&self, path: &str, t: TransactionsSpec, duration_ns: u64) -> Result<Transactions, ScenarioError> {
+        let (client, server) = self.endpoints(path, &t.client, &t.server, ("client", "server"))?;
+        let (start_ns, stop_ns) = self.window(path, &t.start, &t.stop, duration_ns)?;
+        if t.count == 0 {
+            return Err(self.err(&format!("{path}.count"), "expected at least one transaction"));
+        }
+        let bytes = |field: &str, s: &str| -> Result<u64, ScenarioError> {
+            match parse_bytes(s).map_err(|m| self.err(&format!("{path}.{field}"), m))? {
+                0 => Err(self.err(&format!("{path}.{field}"), "expected a positive size")),
+                b => Ok(b),
+            }
+        };
+        Ok(Transactions {
+            origin: path.to_string(),
+            name: t.name,
+            client,
+            server,
+            count: t.count,
+            start_ns,
+            stop_ns: stop_ns.unwrap_or(duration_ns),
+            request_bytes: bytes("request", &t.request)?,
+            response_bytes: bytes("response", &t.response)?,
+            cc: self.cc(&format!("{path}.cc"), t.cc)?,
+            transport: self.transport(&format!("{path}.transport"), t.transport)?,
+        })
+    }
+}

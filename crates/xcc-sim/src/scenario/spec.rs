@@ -1,0 +1,158 @@
+//! The scenario file as written: serde types with `deny_unknown_fields`, strings with units.
+//! [`super::resolve`] turns them into the [`super::model::Scenario`] the simulator runs.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The top level. Arrays stay untyped here because `count` templates expand before typing.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct TopSpec {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub duration: String,
+    pub seed: Option<u64>,
+    #[serde(default)]
+    pub host: Vec<Value>,
+    #[serde(default)]
+    pub router: Vec<Value>,
+    #[serde(default)]
+    pub link: Vec<Value>,
+    #[serde(default)]
+    pub flow: Vec<Value>,
+    #[serde(default)]
+    pub arrivals: Vec<Value>,
+    #[serde(default)]
+    pub transactions: Vec<Value>,
+    pub metrics: Option<MetricsSpec>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    pub name: String,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub between: [String; 2],
+    pub rate: String,
+    #[serde(default = "zero_time")]
+    pub delay: String,
+    pub buffer: String,
+    pub queue: Option<Value>,
+    pub loss: Option<f64>,
+    pub reverse: Option<LinkDirSpec>,
+}
+
+/// Per-direction overrides of a duplex link (the b->a direction).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDirSpec {
+    pub rate: Option<String>,
+    pub delay: Option<String>,
+    pub buffer: Option<String>,
+    pub queue: Option<Value>,
+    pub loss: Option<f64>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    pub kind: String,
+    pub w_q: Option<f64>,
+    pub min_th: String,
+    pub max_th: String,
+    pub max_p: Option<f64>,
+    pub variant: Option<String>,
+    pub action: Option<String>,
+    pub mean_packet: Option<String>,
+}
+
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TransportSpec {
+    pub mss: Option<String>,
+    pub header: Option<String>,
+    pub ecn: Option<bool>,
+    pub sack: Option<bool>,
+    /// A time like "40ms", or `false` for one ACK per segment.
+    pub delayed_ack: Option<Value>,
+    pub min_rto: Option<String>,
+    pub initial_rto: Option<String>,
+    pub pace: Option<bool>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct CcTableSpec {
+    pub kind: String,
+    pub initial_window: Option<u32>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub name: String,
+    pub kind: Option<String>,
+    pub src: String,
+    pub dst: String,
+    pub start: Option<String>,
+    pub stop: Option<String>,
+    pub size: Option<String>,
+    pub cc: Option<Value>,
+    pub rate: Option<String>,
+    pub packet_size: Option<String>,
+    pub route: Option<Vec<String>>,
+    pub transport: Option<TransportSpec>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct SizeDistSpec {
+    pub dist: String,
+    pub mean: Option<String>,
+    pub shape: Option<f64>,
+    pub value: Option<String>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalsSpec {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub start: Option<String>,
+    pub stop: Option<String>,
+    pub mean_interarrival: String,
+    pub size: SizeDistSpec,
+    pub cc: Option<Value>,
+    pub transport: Option<TransportSpec>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct TransactionsSpec {
+    pub name: String,
+    pub client: String,
+    pub server: String,
+    pub count: u32,
+    pub start: Option<String>,
+    pub stop: Option<String>,
+    pub request: String,
+    pub response: String,
+    pub cc: Option<Value>,
+    pub transport: Option<TransportSpec>,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsSpec {
+    pub interval: Option<String>,
+}
+
+fn zero_time() -> String {
+    "0s".to_string()
+}

@@ -1,0 +1,133 @@
+//! Quantities with units, as scenario files write them: `"622Mbps"`, `"14.5ms"`, `"240pkt"`,
+//! `"1500B"`. Decimal prefixes for rates and sizes (`KB` = 1000 B), binary ones spelled out
+//! (`KiB` = 1024 B), as network papers use them.
+
+/// Splits `"14.5ms"` into `(14.5, "ms")`.
+fn split_number(s: &str) -> Result<(f64, &str), String> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == 'e' || *c == 'E' || *c == '-' || *c == '+'))
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    // "1e3ms" is fine, but an 'e' that starts the unit (none of ours do) would be eaten; units
+    // here never start with e/E.
+    let (num, unit) = s.split_at(end);
+    let value: f64 = num.parse().map_err(|_| format!("'{s}' does not start with a number"))?;
+    if !value.is_finite() {
+        return Err(format!("'{s}' is not a finite number"));
+    }
+    Ok((value, unit.trim()))
+}
+
+/// A time span in nanoseconds: `ns`, `us`, `ms`, `s`.
+pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let scale = match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return Err(format!("'{s}': expected a time like \"14.5ms\" (units ns, us, ms, s)")),
+    };
+    if v < 0.0 {
+        return Err(format!("'{s}': a time cannot be negative"));
+    }
+    Ok((v * scale).round() as u64)
+}
+
+/// A rate in bit/s: `bps`, `kbps`, `Mbps`, `Gbps`, `Tbps` (decimal; case of the prefix ignored).
+pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "bps" | "bit/s" => 1.0,
+        "kbps" | "kbit/s" => 1e3,
+        "mbps" | "mbit/s" => 1e6,
+        "gbps" | "gbit/s" => 1e9,
+        "tbps" | "tbit/s" => 1e12,
+        _ => return Err(format!("'{s}': expected a rate like \"622Mbps\" (units bps, kbps, Mbps, Gbps, Tbps)")),
+    };
+    if v < 0.0 {
+        return Err(format!("'{s}': a rate cannot be negative"));
+    }
+    Ok((v * scale).round() as u64)
+}
+
+/// A size in bytes: `B`, `KB`, `MB`, `GB` (decimal), `KiB`, `MiB`, `GiB` (binary).
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let (v, unit) = split_number(s)?;
+    let scale = match unit {
+        "B" => 1.0,
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(format!("'{s}': expected a size like \"1500B\" (units B, KB, MB, GB, KiB, MiB, GiB)")),
+    };
+    if v < 0.0 {
+        return Err(format!("'{s}': a size cannot be negative"));
+    }
+    Ok((v * scale).round() as u64)
+}
+
+/// A buffer or threshold: packets (`"240pkt"`), bytes (`"100KB"`), or (if allowed) `"unlimited"`.
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Amount {
+    Packets(f64),
+    Bytes(f64),
+    Unlimited,
+}
+
+pub fn parse_amount(s: &str, allow_unlimited: bool) -> Result<Amount, String> {
+    if s.trim() == "unlimited" {
+        return if allow_unlimited {
+            Ok(Amount::Unlimited)
+        } else {
+            Err(format!("'{s}': expected an amount like \"240pkt\" or \"100KB\""))
+        };
+    }
+    let (v, unit) = split_number(s)?;
+    if v < 0.0 {
+        return Err(format!("'{s}': an amount cannot be negative"));
+    }
+    match unit {
+        "pkt" | "pkts" | "packets" => Ok(Amount::Packets(v)),
+        _ => parse_bytes(s).map(|b| Amount::Bytes(b as f64)).map_err(|_| {
+            let extra = if allow_unlimited { ", or \"unlimited\"" } else { "" };
+            format!("'{s}': expected packets like \"240pkt\" or bytes like \"100KB\"{extra}")
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_units_papers_use() {
+        assert_eq!(parse_rate_bps("622Mbps"), Ok(622_000_000));
+        assert_eq!(parse_rate_bps("1Gbps"), Ok(1_000_000_000));
+        assert_eq!(parse_rate_bps("2.5 gbps"), Ok(2_500_000_000));
+        assert_eq!(parse_duration_ns("14.5ms"), Ok(14_500_000));
+        assert_eq!(parse_duration_ns("1us"), Ok(1_000));
+        assert_eq!(parse_duration_ns("60s"), Ok(60_000_000_000));
+        assert_eq!(parse_bytes("1500B"), Ok(1500));
+        assert_eq!(parse_bytes("4KB"), Ok(4000));
+        assert_eq!(parse_bytes("1KiB"), Ok(1024));
+        assert_eq!(parse_amount("240pkt", false), Ok(Amount::Packets(240.0)));
+        assert_eq!(parse_amount("unlimited", true), Ok(Amount::Unlimited));
+    }
+
+    #[test]
+    fn rejects_bad_units_and_signs() {
+        assert!(parse_rate_bps("10Mbs").unwrap_err().contains("expected a rate"));
+        assert!(parse_duration_ns("-3ms").unwrap_err().contains("negative"));
+        assert!(parse_duration_ns("3").is_err());
+        assert!(parse_bytes("ten B").is_err());
+        assert!(parse_amount("unlimited", false).is_err());
+        assert!(parse_amount("-3pkt", true).is_err());
+    }
+}

@@ -1,0 +1,1015 @@
+//! The simulation: builds topology, links and traffic from a resolved scenario, runs the event
+//! loop, samples metrics, and checks invariants at the end.
+
+use xcc_core::host::{AnyController, AnyEchoer, NewReno, NewRenoConfig, PlainEcho};
+use xcc_core::link::{
+    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, Red, RedAction, RedConfig, RedUnit, RedVariant,
+};
+use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
+use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
+use xcc_core::wire::{Ecn, Segment, SegmentKind};
+use xcc_core::{Dur, FlowId, Packet, Time};
+
+use crate::engine::{Event, EventQueue};
+use crate::link::{Offer, SimLink, SimPacket};
+use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
+use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
+use crate::scenario::ScenarioError;
+use crate::topology::{Route, Routes, Topology};
+
+/// Why a run failed after its scenario was accepted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunError {
+    Scenario(ScenarioError),
+    /// An end-of-run invariant does not hold: a simulator bug, reported loudly.
+    Invariant(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Scenario(e) => write!(f, "{e}"),
+            RunError::Invariant(m) => write!(f, "invariant violated: {m}"),
+        }
+    }
+}
+impl std::error::Error for RunError {}
+
+/// What a flow is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Role {
+    Bulk,
+    Cbr,
+    Arrival,
+    Request(u32),
+    Response(u32),
+}
+
+impl Role {
+    fn label(self) -> &'static str {
+        match self {
+            Role::Bulk => "bulk",
+            Role::Cbr => "cbr",
+            Role::Arrival => "arrival",
+            Role::Request(_) => "request",
+            Role::Response(_) => "response",
+        }
+    }
+}
+
+/// The live state of a flow's endpoints.
+#[allow(clippy::large_enum_variant)]
+enum Endpoints {
+    NotStarted,
+    Bulk {
+        sender: Sender,
+        receiver: Receiver,
+    },
+    Cbr {
+        seq: u32,
+        frac: u64,
+        stopped: bool,
+    },
+    /// Finished and freed; final counters kept.
+    Done {
+        sender: SenderStats,
+        receiver: ReceiverStats,
+    },
+}
+
+struct FlowRec {
+    name: String,
+    role: Role,
+    src: u32,
+    dst: u32,
+    start: Time,
+    stop: Option<Time>,
+    size: Option<u64>,
+    cc: Option<Cc>,
+    transport: Option<model::Transport>,
+    cbr: Option<(u64, u32)>,
+    fwd: Route,
+    rev: Route,
+    ep: Endpoints,
+    sender_timer: Time,
+    receiver_timer: Time,
+    /// Payload bytes delivered in order to the receiving application.
+    delivered: u64,
+    delivered_at_sample: u64,
+    completed_at: Option<Time>,
+    first_byte_at: Option<Time>,
+    cbr_sent_bytes: u64,
+}
+
+struct Generator {
+    spec: model::Arrivals,
+    fwd: Route,
+    rev: Route,
+    rng: Pcg64Mcg,
+    spawned: u32,
+}
+
+struct Txn {
+    group: u32,
+    start: Time,
+    response_time: Option<Dur>,
+    completed: Option<Dur>,
+}
+
+struct TxnGroup {
+    spec: model::Transactions,
+    req: (Route, Route),
+    resp: (Route, Route),
+}
+
+/// A simulation, ready to run.
+pub struct Simulation {
+    scenario: Scenario,
+    now: Time,
+    end: Time,
+    queue: EventQueue,
+    links: Vec<SimLink>,
+    routes: Routes,
+    arena: Vec<SimPacket>,
+    free: Vec<u32>,
+    flows: Vec<FlowRec>,
+    generators: Vec<Generator>,
+    txn_groups: Vec<TxnGroup>,
+    txns: Vec<Txn>,
+    interval: Dur,
+    fs: TableBuilder,
+    ls: TableBuilder,
+    link_last: Vec<(u64, u64, u64)>,
+    // Conservation counters (packets, bytes) injected by hosts and received by hosts.
+    sent: (u64, u64),
+    received: (u64, u64),
+    events: u64,
+    packet_hops: u64,
+}
+
+fn transport_config(t: &model::Transport) -> TransportConfig {
+    TransportConfig {
+        mss_bytes: t.mss_bytes,
+        header_bytes: t.header_bytes,
+        ecn: t.ecn,
+        sack: t.sack,
+        delayed_ack: t.delayed_ack_ns.map(|d| DelayedAck { every_segments: 2, max_delay: Dur(d) }),
+        min_rto: Dur(t.min_rto_ns),
+        initial_rto: Dur(t.initial_rto_ns),
+        pace_windowed: t.pace,
+        ..TransportConfig::default()
+    }
+}
+
+fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
+    match *cc {
+        Cc::NewReno { initial_window } => AnyController::NewReno(NewReno::new(NewRenoConfig {
+            mss_bytes: t.mss_bytes,
+            initial_window_segments: initial_window,
+            ..NewRenoConfig::default()
+        })),
+    }
+}
+
+fn link_algorithm(q: &Queue, rng: Pcg64Mcg) -> AnyLinkAlgorithm {
+    match q {
+        Queue::DropTail => AnyLinkAlgorithm::DropTail(DropTail::new(DropTailConfig::default())),
+        Queue::Red(p) => AnyLinkAlgorithm::Red(Red::new(
+            RedConfig {
+                w_q: p.w_q,
+                min_th: p.min_th,
+                max_th: p.max_th,
+                max_p: p.max_p,
+                unit: if p.unit == "bytes" { RedUnit::Bytes } else { RedUnit::Packets },
+                variant: if p.variant == "gentle" { RedVariant::Gentle } else { RedVariant::Classic },
+                action: if p.action == "mark" { RedAction::Mark } else { RedAction::Drop },
+                mean_packet_bytes: p.mean_packet_bytes,
+            },
+            rng,
+        )),
+    }
+}
+
+impl Simulation {
+    /// Builds the simulation; fails if a flow has no route or a route is not contiguous.
+    pub fn new(scenario: Scenario, metrics: bool) -> Result<Simulation, ScenarioError> {
+        let seed = scenario.seed;
+        let err =
+            |path: &str, message: String| ScenarioError { source: String::new(), path: path.to_string(), message };
+        let mut topo = Topology::new(&scenario);
+        let links: Vec<SimLink> = scenario
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64));
+                SimLink::new(
+                    l.from,
+                    l.to,
+                    l.rate_bps,
+                    Dur(l.delay_ns),
+                    l.buffer.packets.unwrap_or(u64::MAX),
+                    l.buffer.bytes.unwrap_or(u64::MAX),
+                    l.loss,
+                    algo,
+                    component_rng(seed, kind::LINK_LOSS, i as u64),
+                )
+            })
+            .collect();
+        let link_from: Vec<u32> = scenario.links.iter().map(|l| l.from).collect();
+        let mut routes = Routes::default();
+        let node_name = |n: u32| scenario.nodes[n as usize].name.clone();
+        let route_for = |topo: &mut Topology,
+                         routes: &mut Routes,
+                         origin: &str,
+                         src: u32,
+                         dst: u32,
+                         explicit: Option<&Vec<u32>>|
+         -> Result<(Route, Route), ScenarioError> {
+            let path = match explicit {
+                Some(nodes) => topo.explicit(nodes).map_err(|k| {
+                    err(
+                        &format!("{origin}.route[{}]", k + 1),
+                        format!("no link joins '{}' to '{}'", node_name(nodes[k]), node_name(nodes[k + 1])),
+                    )
+                })?,
+                None => topo.shortest(src, dst, |l| link_from[l as usize]).ok_or_else(|| {
+                    err(
+                        origin,
+                        format!(
+                            "no route from '{}' to '{}': the topology is disconnected between them",
+                            node_name(src),
+                            node_name(dst)
+                        ),
+                    )
+                })?,
+            };
+            let fwd = routes.add(&path);
+            let rev = routes.add_reverse(fwd);
+            Ok((fwd, rev))
+        };
+
+        let mut queue = EventQueue::new();
+        let mut flows = Vec::new();
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let (fwd, rev) = route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref())?;
+            let (role, size, cc, transport, cbr) = match f.kind {
+                FlowKind::Bulk { size_bytes, cc, transport } => {
+                    (Role::Bulk, size_bytes, Some(cc), Some(transport), None)
+                }
+                FlowKind::Cbr { rate_bps, packet_bytes } => {
+                    (Role::Cbr, None, None, None, Some((rate_bps, packet_bytes)))
+                }
+            };
+            flows.push(FlowRec::new(
+                f.name.clone(),
+                role,
+                f.src,
+                f.dst,
+                Time(f.start_ns),
+                f.stop_ns.map(Time),
+                size,
+                cc,
+                transport,
+                cbr,
+                fwd,
+                rev,
+            ));
+            queue.schedule(Time(f.start_ns), Event::FlowStart(i as u32));
+            if let Some(stop) = f.stop_ns {
+                queue.schedule(Time(stop), Event::FlowStop(i as u32));
+            }
+        }
+        let mut generators = Vec::new();
+        for (g, a) in scenario.arrivals.iter().enumerate() {
+            let (fwd, rev) = route_for(&mut topo, &mut routes, &a.origin, a.src, a.dst, None)?;
+            queue.schedule(Time(a.start_ns), Event::Arrival(g as u32));
+            generators.push(Generator {
+                spec: a.clone(),
+                fwd,
+                rev,
+                rng: component_rng(seed, kind::GENERATOR, g as u64),
+                spawned: 0,
+            });
+        }
+        let mut txn_groups = Vec::new();
+        let mut txns = Vec::new();
+        for (g, t) in scenario.transactions.iter().enumerate() {
+            let req = route_for(&mut topo, &mut routes, &t.origin, t.client, t.server, None)?;
+            let resp = route_for(&mut topo, &mut routes, &t.origin, t.server, t.client, None)?;
+            // Spread uniformly (evenly spaced) over [start, stop).
+            for k in 0..t.count as u64 {
+                let at = Time(t.start_ns + (t.stop_ns - t.start_ns) * k / t.count as u64);
+                queue.schedule(at, Event::Transaction(txns.len() as u32));
+                txns.push(Txn { group: g as u32, start: at, response_time: None, completed: None });
+            }
+            txn_groups.push(TxnGroup { spec: t.clone(), req, resp });
+        }
+        for (i, l) in links.iter().enumerate() {
+            if let Some(t) = l.algo.poll_timeout() {
+                queue.schedule(t, Event::LinkTimer(i as u32));
+            }
+        }
+        let interval = Dur(scenario.metrics.interval_ns);
+        let metrics = metrics && interval > Dur::ZERO;
+        if metrics {
+            queue.schedule(Time::ZERO + interval, Event::Sample);
+        }
+        let n_links = links.len();
+        Ok(Simulation {
+            end: Time(scenario.duration_ns),
+            scenario,
+            now: Time::ZERO,
+            queue,
+            links,
+            routes,
+            arena: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            flows,
+            generators,
+            txn_groups,
+            txns,
+            interval,
+            fs: TableBuilder::with_schema(&[
+                ("time_s", Kind::F64),
+                ("flow_id", Kind::I64),
+                ("rate_bps", Kind::F64),
+                ("cwnd_bytes", Kind::I64),
+                ("ssthresh_bytes", Kind::I64),
+                ("srtt_s", Kind::F64),
+                ("bytes_in_flight", Kind::I64),
+                ("delivered_bytes", Kind::I64),
+            ]),
+            ls: TableBuilder::with_schema(&[
+                ("time_s", Kind::F64),
+                ("link_id", Kind::I64),
+                ("rate_bps", Kind::F64),
+                ("utilisation", Kind::F64),
+                ("queue_bytes", Kind::I64),
+                ("queue_packets", Kind::I64),
+                ("drops", Kind::I64),
+                ("marks", Kind::I64),
+                ("gauge", Kind::F64),
+            ]),
+            link_last: vec![(0, 0, 0); n_links],
+            sent: (0, 0),
+            received: (0, 0),
+            events: 0,
+            packet_hops: 0,
+        })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Runs to the scenario's duration. `progress` gets the simulated fraction now and then.
+    pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> Result<RunOutput, RunError> {
+        let wall = std::time::Instant::now();
+        while let Some(t) = self.queue.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::LinkDeliver(l) => self.on_link_deliver(l),
+                Event::SenderTimer(f) => self.on_sender_timer(f, t),
+                Event::ReceiverTimer(f) => self.on_receiver_timer(f, t),
+                Event::LinkTimer(l) => self.on_link_timer(l, t),
+                Event::FlowStart(f) => self.start_flow(f),
+                Event::FlowStop(f) => self.stop_flow(f),
+                Event::CbrSend(f) => self.cbr_send(f),
+                Event::Arrival(g) => self.on_arrival(g),
+                Event::Transaction(k) => self.on_transaction(k),
+                Event::Sample => self.sample(),
+            }
+            if self.events & 0x3FFFF == 0 {
+                if let Some(p) = progress.as_mut() {
+                    p(self.now.as_secs_f64() / self.end.as_secs_f64());
+                }
+            }
+        }
+        self.now = self.end;
+        for l in &mut self.links {
+            l.settle(self.end, &mut self.arena);
+        }
+        self.check_invariants().map_err(RunError::Invariant)?;
+        let stats = RunStats {
+            events: self.events,
+            packet_hops: self.packet_hops,
+            sim_seconds: self.end.as_secs_f64(),
+            wall_seconds: wall.elapsed().as_secs_f64(),
+        };
+        Ok(self.into_output(stats))
+    }
+
+    // ---- packets -------------------------------------------------------------------------
+
+    #[inline]
+    fn alloc(&mut self, sp: SimPacket) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.arena[i as usize] = sp;
+                i
+            }
+            None => {
+                self.arena.push(sp);
+                (self.arena.len() - 1) as u32
+            }
+        }
+    }
+
+    /// A host puts a packet on the first link of `route`.
+    #[inline]
+    fn inject(&mut self, pkt: Packet, route: Route) {
+        self.sent.0 += 1;
+        self.sent.1 += pkt.wire_bytes as u64;
+        let idx = self.alloc(SimPacket { pkt, route, hop: 0 });
+        self.offer(self.routes.hop(route, 0), idx);
+    }
+
+    #[inline]
+    fn offer(&mut self, l: u32, idx: u32) {
+        let link = &mut self.links[l as usize];
+        match link.offer(self.now, idx, &mut self.arena) {
+            Offer::Dropped => self.free.push(idx),
+            Offer::Queued { first } => {
+                if first {
+                    let t = link.next_delivery().expect("just queued");
+                    self.queue.schedule(t, Event::LinkDeliver(l));
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn on_link_deliver(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        let idx = link.deliver(self.now, &mut self.arena);
+        if let Some(t) = link.next_delivery() {
+            self.queue.schedule(t, Event::LinkDeliver(l));
+        }
+        self.packet_hops += 1;
+        let sp = &mut self.arena[idx as usize];
+        sp.hop += 1;
+        if sp.hop < sp.route.len {
+            let next = self.routes.hop(sp.route, sp.hop);
+            self.offer(next, idx);
+        } else {
+            self.received.0 += 1;
+            self.received.1 += sp.pkt.wire_bytes as u64;
+            self.at_host(idx);
+            self.free.push(idx);
+        }
+    }
+
+    /// Packet `idx` reached the host at the end of its route (the caller frees it after).
+    #[inline]
+    fn at_host(&mut self, idx: u32) {
+        let pkt = &self.arena[idx as usize].pkt;
+        let f = pkt.flow.0;
+        let rec = &mut self.flows[f as usize];
+        match &mut rec.ep {
+            Endpoints::Bulk { sender, receiver } => {
+                if pkt.seg.kind == SegmentKind::Ack {
+                    sender.on_packet(self.now, pkt);
+                    self.drain_sender(f);
+                } else {
+                    let got = receiver.on_packet(self.now, pkt);
+                    self.on_delivered(f, got);
+                    self.drain_receiver(f);
+                }
+            }
+            Endpoints::Cbr { .. } => {
+                rec.delivered += pkt.seg.payload_bytes as u64;
+                if rec.first_byte_at.is_none() {
+                    rec.first_byte_at = Some(self.now);
+                }
+            }
+            // Late packets of a finished flow (or of one whose state is gone) are absorbed.
+            Endpoints::Done { .. } | Endpoints::NotStarted => {}
+        }
+    }
+
+    fn on_delivered(&mut self, f: u32, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        let now = self.now;
+        let rec = &mut self.flows[f as usize];
+        rec.delivered += bytes;
+        if rec.first_byte_at.is_none() {
+            rec.first_byte_at = Some(now);
+            if let Role::Response(k) = rec.role {
+                let t = &mut self.txns[k as usize];
+                t.response_time = Some(now - t.start);
+            }
+        }
+        if rec.completed_at.is_none() && rec.size.is_some_and(|s| rec.delivered >= s) {
+            rec.completed_at = Some(now);
+            match rec.role {
+                Role::Request(k) => self.start_response(k),
+                Role::Response(k) => {
+                    let t = &mut self.txns[k as usize];
+                    t.completed = Some(now - t.start);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn drain_sender(&mut self, f: u32) {
+        let now = self.now;
+        let route = self.flows[f as usize].fwd;
+        loop {
+            let Endpoints::Bulk { sender, .. } = &mut self.flows[f as usize].ep else {
+                return;
+            };
+            match sender.poll_transmit(now) {
+                Some(p) => self.inject(p, route),
+                None => break,
+            }
+        }
+        let rec = &mut self.flows[f as usize];
+        let Endpoints::Bulk { sender, receiver } = &mut rec.ep else {
+            return;
+        };
+        if sender.is_complete() {
+            // Every byte is acknowledged: keep the counters, free the state.
+            rec.ep = Endpoints::Done { sender: sender.stats(), receiver: receiver.stats() };
+            return;
+        }
+        let due = sender.poll_timeout().unwrap_or(Time::NEVER).max(now);
+        if due < rec.sender_timer {
+            rec.sender_timer = due;
+            self.queue.schedule(due, Event::SenderTimer(f));
+        }
+    }
+
+    fn drain_receiver(&mut self, f: u32) {
+        let now = self.now;
+        let route = self.flows[f as usize].rev;
+        loop {
+            let Endpoints::Bulk { receiver, .. } = &mut self.flows[f as usize].ep else {
+                return;
+            };
+            match receiver.poll_transmit(now) {
+                Some(p) => self.inject(p, route),
+                None => break,
+            }
+        }
+        let rec = &mut self.flows[f as usize];
+        let Endpoints::Bulk { receiver, .. } = &mut rec.ep else {
+            return;
+        };
+        let due = receiver.poll_timeout().unwrap_or(Time::NEVER).max(now);
+        if due < rec.receiver_timer {
+            rec.receiver_timer = due;
+            self.queue.schedule(due, Event::ReceiverTimer(f));
+        }
+    }
+
+    fn on_sender_timer(&mut self, f: u32, t: Time) {
+        let rec = &mut self.flows[f as usize];
+        if rec.sender_timer != t {
+            return; // superseded by an earlier deadline
+        }
+        rec.sender_timer = Time::NEVER;
+        if let Endpoints::Bulk { sender, .. } = &mut rec.ep {
+            sender.on_timeout(t);
+            self.drain_sender(f);
+        }
+    }
+
+    fn on_receiver_timer(&mut self, f: u32, t: Time) {
+        let rec = &mut self.flows[f as usize];
+        if rec.receiver_timer != t {
+            return;
+        }
+        rec.receiver_timer = Time::NEVER;
+        if let Endpoints::Bulk { receiver, .. } = &mut rec.ep {
+            receiver.on_timeout(t);
+            self.drain_receiver(f);
+        }
+    }
+
+    fn on_link_timer(&mut self, l: u32, t: Time) {
+        let link = &mut self.links[l as usize];
+        link.advance(t, &mut self.arena);
+        let backlog = link.waiting_bytes;
+        link.algo.on_timeout(t, backlog);
+        if let Some(next) = link.algo.poll_timeout() {
+            self.queue.schedule(next.max(t), Event::LinkTimer(l));
+        }
+    }
+
+    // ---- traffic -------------------------------------------------------------------------
+
+    fn start_flow(&mut self, f: u32) {
+        let now = self.now;
+        let rec = &mut self.flows[f as usize];
+        if !matches!(rec.ep, Endpoints::NotStarted) {
+            return;
+        }
+        match (rec.cc, rec.transport, rec.cbr) {
+            (Some(cc), Some(t), _) => {
+                let cfg = transport_config(&t);
+                let sender = Sender::new(FlowId(f), cfg, controller(&cc, &t), rec.size, now);
+                let receiver = Receiver::new(FlowId(f), cfg, AnyEchoer::Plain(PlainEcho::default()));
+                rec.ep = Endpoints::Bulk { sender, receiver };
+                self.drain_sender(f);
+            }
+            (_, _, Some(_)) => {
+                rec.ep = Endpoints::Cbr { seq: 0, frac: 0, stopped: false };
+                self.queue.schedule(now, Event::CbrSend(f));
+            }
+            _ => unreachable!("flow without traffic"),
+        }
+    }
+
+    fn stop_flow(&mut self, f: u32) {
+        match &mut self.flows[f as usize].ep {
+            Endpoints::Bulk { sender, .. } => sender.stop(),
+            Endpoints::Cbr { stopped, .. } => *stopped = true,
+            _ => {}
+        }
+    }
+
+    fn cbr_send(&mut self, f: u32) {
+        let now = self.now;
+        let rec = &mut self.flows[f as usize];
+        let (rate, size) = rec.cbr.expect("cbr flow");
+        let Endpoints::Cbr { seq, frac, stopped } = &mut rec.ep else {
+            return;
+        };
+        if *stopped {
+            return;
+        }
+        let pkt = Packet {
+            flow: FlowId(f),
+            wire_bytes: size,
+            ecn: Ecn::NotEct,
+            seg: Segment {
+                kind: SegmentKind::Datagram,
+                seq: *seq,
+                payload_bytes: size,
+                ts_val: now,
+                ..Segment::default()
+            },
+            ..Packet::default()
+        };
+        *seq = seq.wrapping_add(1);
+        // Exact long-run rate: carry the sub-nanosecond remainder of the spacing.
+        let num = size as u64 * 8_000_000_000 + *frac;
+        *frac = num % rate;
+        let next = now + Dur(num / rate);
+        rec.cbr_sent_bytes += size as u64;
+        let route = rec.fwd;
+        self.inject(pkt, route);
+        self.queue.schedule(next, Event::CbrSend(f));
+    }
+
+    fn on_arrival(&mut self, g: u32) {
+        let now = self.now;
+        let gen = &mut self.generators[g as usize];
+        let a = &gen.spec;
+        let size = match a.size {
+            SizeDist::Fixed { bytes } => bytes,
+            SizeDist::Exponential { mean_bytes } => {
+                (-mean_bytes * (1.0 - uniform01(&mut gen.rng)).ln()).ceil().max(1.0) as u64
+            }
+            SizeDist::Pareto { mean_bytes, shape } => {
+                // Scale x_m from the mean: E[X] = shape x_m / (shape - 1).
+                let xm = mean_bytes * (shape - 1.0) / shape;
+                (xm / (1.0 - uniform01(&mut gen.rng)).powf(1.0 / shape)).ceil().max(1.0) as u64
+            }
+        };
+        gen.spawned += 1;
+        let name = format!("{}#{}", a.name, gen.spawned);
+        let rec = FlowRec::new(
+            name,
+            Role::Arrival,
+            a.src,
+            a.dst,
+            now,
+            None,
+            Some(size),
+            Some(a.cc),
+            Some(a.transport),
+            None,
+            gen.fwd,
+            gen.rev,
+        );
+        let gap = Dur::from_secs_f64(-(a.mean_interarrival_ns as f64 * 1e-9) * (1.0 - uniform01(&mut gen.rng)).ln());
+        let next = now + gap;
+        if next < Time(a.stop_ns) {
+            self.queue.schedule(next, Event::Arrival(g));
+        }
+        self.flows.push(rec);
+        self.start_flow((self.flows.len() - 1) as u32);
+    }
+
+    fn on_transaction(&mut self, k: u32) {
+        let now = self.now;
+        let grp = &self.txn_groups[self.txns[k as usize].group as usize];
+        let t = &grp.spec;
+        let name = format!("{}#{}/request", t.name, k);
+        let rec = FlowRec::new(
+            name,
+            Role::Request(k),
+            t.client,
+            t.server,
+            now,
+            None,
+            Some(t.request_bytes),
+            Some(t.cc),
+            Some(t.transport),
+            None,
+            grp.req.0,
+            grp.req.1,
+        );
+        self.flows.push(rec);
+        self.start_flow((self.flows.len() - 1) as u32);
+    }
+
+    fn start_response(&mut self, k: u32) {
+        let now = self.now;
+        let grp = &self.txn_groups[self.txns[k as usize].group as usize];
+        let t = &grp.spec;
+        let name = format!("{}#{}/response", t.name, k);
+        let rec = FlowRec::new(
+            name,
+            Role::Response(k),
+            t.server,
+            t.client,
+            now,
+            None,
+            Some(t.response_bytes),
+            Some(t.cc),
+            Some(t.transport),
+            None,
+            grp.resp.0,
+            grp.resp.1,
+        );
+        self.flows.push(rec);
+        self.start_flow((self.flows.len() - 1) as u32);
+    }
+
+    // ---- metrics -------------------------------------------------------------------------
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let secs = now.as_secs_f64();
+        let dt = self.interval.as_secs_f64();
+        for (i, rec) in self.flows.iter_mut().enumerate() {
+            let (cwnd, ssthresh, srtt, inflight) = match &rec.ep {
+                Endpoints::Bulk { sender, .. } => {
+                    let s = sender.stats();
+                    (
+                        s.cwnd_bytes as i64,
+                        s.ssthresh_bytes.min(i64::MAX as u64) as i64,
+                        s.srtt.as_secs_f64(),
+                        s.bytes_in_flight as i64,
+                    )
+                }
+                Endpoints::Cbr { .. } => (-1, -1, f64::NAN, -1),
+                _ => continue,
+            };
+            let rate = (rec.delivered - rec.delivered_at_sample) as f64 * 8.0 / dt;
+            rec.delivered_at_sample = rec.delivered;
+            self.fs
+                .f64("time_s", secs)
+                .i64("flow_id", i as i64)
+                .f64("rate_bps", rate)
+                .i64("cwnd_bytes", cwnd)
+                .i64("ssthresh_bytes", ssthresh)
+                .f64("srtt_s", srtt)
+                .i64("bytes_in_flight", inflight)
+                .i64("delivered_bytes", rec.delivered as i64);
+        }
+        for (i, link) in self.links.iter_mut().enumerate() {
+            link.advance(now, &mut self.arena);
+            let (last_out, last_drops, last_marks) = self.link_last[i];
+            let s = &link.stats;
+            let rate = (s.bytes_out - last_out) as f64 * 8.0 / dt;
+            let drops = s.drops + s.losses;
+            self.ls
+                .f64("time_s", secs)
+                .i64("link_id", i as i64)
+                .f64("rate_bps", rate)
+                .f64("utilisation", rate / link.rate_bps as f64)
+                .i64("queue_bytes", link.waiting_bytes as i64)
+                .i64("queue_packets", link.waiting_packets as i64)
+                .i64("drops", (drops - last_drops) as i64)
+                .i64("marks", (s.marks - last_marks) as i64)
+                .f64("gauge", link.algo.gauge());
+            self.link_last[i] = (s.bytes_out, drops, s.marks);
+        }
+        let next = now + self.interval;
+        if next <= self.end {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+
+    // ---- invariants ----------------------------------------------------------------------
+
+    fn check_invariants(&self) -> Result<(), String> {
+        let (mut dropped, mut dropped_bytes, mut in_pipe, mut in_pipe_bytes) = (0u64, 0u64, 0u64, 0u64);
+        for (i, l) in self.links.iter().enumerate() {
+            let name = &self.scenario.links[i].name;
+            let s = &l.stats;
+            let (wb, wp) = l.recount_waiting();
+            if (wb, wp) != (l.waiting_bytes, l.waiting_packets) {
+                return Err(format!(
+                    "link {name}: queue counters ({} B, {} pkt) disagree with its contents ({wb} B, {wp} pkt)",
+                    l.waiting_bytes, l.waiting_packets
+                ));
+            }
+            if s.packets_in != s.drops + s.losses + s.packets_out + l.waiting_packets {
+                return Err(format!(
+                    "link {name}: {} packets arrived but {} dropped + {} lost + {} sent + {} waiting",
+                    s.packets_in, s.drops, s.losses, s.packets_out, l.waiting_packets
+                ));
+            }
+            if s.packets_out != s.delivered_packets + (l.pipe.len() as u64 - l.waiting_packets) {
+                return Err(format!("link {name}: sent packets are neither delivered nor on the wire"));
+            }
+            dropped += s.drops + s.losses;
+            dropped_bytes += s.drop_bytes + s.loss_bytes;
+            in_pipe += l.pipe.len() as u64;
+            in_pipe_bytes += l.bytes_in_pipe();
+        }
+        let live = self.arena.len() as u64 - self.free.len() as u64;
+        if live != in_pipe {
+            return Err(format!("{live} packets are allocated but {in_pipe} are on links"));
+        }
+        let hops_in: u64 = self.links.iter().map(|l| l.stats.packets_in).sum();
+        let _ = hops_in;
+        if self.sent.0 != self.received.0 + dropped + in_pipe
+            || self.sent.1 != self.received.1 + dropped_bytes + in_pipe_bytes
+        {
+            return Err(format!(
+                "packet conservation: sent {} pkt / {} B, delivered {} / {}, dropped {} / {}, in flight {} / {}",
+                self.sent.0,
+                self.sent.1,
+                self.received.0,
+                self.received.1,
+                dropped,
+                dropped_bytes,
+                in_pipe,
+                in_pipe_bytes
+            ));
+        }
+        for rec in &self.flows {
+            if let Some(size) = rec.size {
+                if rec.delivered > size {
+                    return Err(format!("flow {}: delivered {} B of a {} B flow", rec.name, rec.delivered, size));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---- summaries -----------------------------------------------------------------------
+
+    fn into_output(self, stats: RunStats) -> RunOutput {
+        let end = self.end;
+        let name = |n: u32| self.scenario.nodes[n as usize].name.as_str();
+        let mut flows = TableBuilder::default();
+        for (i, rec) in self.flows.iter().enumerate() {
+            let (snd, rcv) = match &rec.ep {
+                Endpoints::Bulk { sender, receiver } => (sender.stats(), receiver.stats()),
+                Endpoints::Done { sender, receiver } => (*sender, *receiver),
+                _ => (SenderStats::default(), ReceiverStats::default()),
+            };
+            let active_until = rec.completed_at.unwrap_or(rec.stop.map_or(end, |s| s.min(end)));
+            let active = active_until.saturating_since(rec.start).as_secs_f64();
+            let secs_or_nan = |d: Dur| {
+                if d == Dur::ZERO {
+                    f64::NAN
+                } else {
+                    d.as_secs_f64()
+                }
+            };
+            flows
+                .i64("flow_id", i as i64)
+                .str("name", &rec.name)
+                .str("kind", rec.role.label())
+                .str("src", name(rec.src))
+                .str("dst", name(rec.dst))
+                .str("cc", rec.cc.map_or("none", |c| c.name()))
+                .f64("start_s", rec.start.as_secs_f64())
+                .f64("stop_s", rec.stop.map_or(f64::NAN, |t| t.as_secs_f64()))
+                .i64("size_bytes", rec.size.map_or(-1, |s| s as i64))
+                .i64("bytes_sent", if rec.cbr.is_some() { rec.cbr_sent_bytes as i64 } else { snd.bytes_sent as i64 })
+                .i64("bytes_delivered", rec.delivered as i64)
+                .f64("goodput_bps", if active > 0.0 { rec.delivered as f64 * 8.0 / active } else { f64::NAN })
+                .f64("fct_s", rec.completed_at.map_or(f64::NAN, |t| (t - rec.start).as_secs_f64()))
+                .i64("retransmits", snd.retransmits as i64)
+                .i64("timeouts", snd.timeouts as i64)
+                .i64("fast_recoveries", snd.fast_recoveries as i64)
+                .i64("ecn_reductions", snd.ecn_reductions as i64)
+                .i64("ce_received", rcv.ce_received as i64)
+                .f64("min_rtt_s", secs_or_nan(snd.min_rtt))
+                .f64("srtt_s", secs_or_nan(snd.srtt));
+        }
+        let mut links = TableBuilder::default();
+        let dur = end.as_secs_f64();
+        for (i, l) in self.links.iter().enumerate() {
+            let m = &self.scenario.links[i];
+            let s = &l.stats;
+            let buffer_packets = m.buffer.packets.map_or(-1, |p| p as i64);
+            let buffer_bytes = m.buffer.bytes.map_or(-1, |b| b as i64);
+            let mean_q_bytes = s.queue_byte_ns as f64 / end.as_ns() as f64;
+            links
+                .i64("link_id", i as i64)
+                .str("name", &m.name)
+                .str("src", name(m.from))
+                .str("dst", name(m.to))
+                .f64("rate_bps", m.rate_bps as f64)
+                .f64("delay_s", m.delay_ns as f64 * 1e-9)
+                .i64("buffer_packets", buffer_packets)
+                .i64("buffer_bytes", buffer_bytes)
+                .str("algorithm", m.queue.name())
+                .i64("packets_in", s.packets_in as i64)
+                .i64("bytes_in", s.bytes_in as i64)
+                .i64("packets_out", s.packets_out as i64)
+                .i64("bytes_out", s.bytes_out as i64)
+                .i64("drops", (s.drops + s.losses) as i64)
+                .i64("marks", s.marks as i64)
+                .f64("mean_queue_bytes", mean_q_bytes)
+                .f64("mean_queue_packets", s.queue_packet_ns as f64 / end.as_ns() as f64)
+                .i64("max_queue_bytes", s.max_queue_bytes as i64)
+                .f64(
+                    "mean_queue_delay_s",
+                    if s.packets_out > 0 { s.wait_ns as f64 * 1e-9 / s.packets_out as f64 } else { f64::NAN },
+                )
+                .f64("utilisation", s.bytes_out as f64 * 8.0 / (m.rate_bps as f64 * dur))
+                .i64("data_bytes_out", s.data_bytes_out as i64);
+        }
+        let mut txns = TableBuilder::default();
+        for (k, t) in self.txns.iter().enumerate() {
+            let g = &self.txn_groups[t.group as usize].spec;
+            txns.i64("txn_id", k as i64)
+                .str("name", &g.name)
+                .str("client", name(g.client))
+                .str("server", name(g.server))
+                .i64("request_bytes", g.request_bytes as i64)
+                .i64("response_bytes", g.response_bytes as i64)
+                .f64("start_s", t.start.as_secs_f64())
+                .f64("response_time_s", t.response_time.map_or(f64::NAN, |d| d.as_secs_f64()))
+                .f64("completion_time_s", t.completed.map_or(f64::NAN, |d| d.as_secs_f64()));
+        }
+        RunOutput {
+            stats,
+            flow_series: self.fs.finish(),
+            link_series: self.ls.finish(),
+            flows: flows.finish(),
+            links: links.finish(),
+            transactions: txns.finish(),
+        }
+    }
+}
+
+impl FlowRec {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        name: String,
+        role: Role,
+        src: u32,
+        dst: u32,
+        start: Time,
+        stop: Option<Time>,
+        size: Option<u64>,
+        cc: Option<Cc>,
+        transport: Option<model::Transport>,
+        cbr: Option<(u64, u32)>,
+        fwd: Route,
+        rev: Route,
+    ) -> FlowRec {
+        FlowRec {
+            name,
+            role,
+            src,
+            dst,
+            start,
+            stop,
+            size,
+            cc,
+            transport,
+            cbr,
+            fwd,
+            rev,
+            ep: Endpoints::NotStarted,
+            sender_timer: Time::NEVER,
+            receiver_timer: Time::NEVER,
+            delivered: 0,
+            delivered_at_sample: 0,
+            completed_at: None,
+            first_byte_at: None,
+            cbr_sent_bytes: 0,
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Nodes, directed links and routes. Routing is per flow: a route is a slice of link ids kept in
+//! one arena, computed once when the flow is created, so there are no per-node routing tables
+//! (an 11,000-router topology needs no all-pairs state).
+
+use std::collections::{BinaryHeap, HashMap};
+
+use crate::scenario::model::{NodeKind, Scenario};
+
+/// A route: `len` link ids starting at `start` in [`Routes::links`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    pub start: u32,
+    pub len: u32,
+}
+
+/// Adjacency in compressed form (CSR) plus what routing needs of each link.
+pub struct Topology {
+    out_start: Vec<u32>,
+    out_links: Vec<u32>,
+    link_to: Vec<u32>,
+    link_delay_ns: Vec<u64>,
+    is_host: Vec<bool>,
+    /// Shortest-path trees by source node (parent link of each node), reused across flows.
+    trees: HashMap<u32, Vec<u32>>,
+}
+
+const NONE: u32 = u32::MAX;
+/// Trees kept at once; arrival generators reuse one source many times, churn uses many.
+const TREE_CACHE: usize = 64;
+
+impl Topology {
+    pub fn new(s: &Scenario) -> Topology {
+        let n = s.nodes.len();
+        let mut degree = vec![0u32; n + 1];
+        for l in &s.links {
+            degree[l.from as usize + 1] += 1;
+        }
+        for i in 0..n {
+            degree[i + 1] += degree[i];
+        }
+        let mut fill = degree.clone();
+        let mut out_links = vec![0u32; s.links.len()];
+        for (id, l) in s.links.iter().enumerate() {
+            out_links[fill[l.from as usize] as usize] = id as u32;
+            fill[l.from as usize] += 1;
+        }
+        Topology {
+            out_start: degree,
+            out_links,
+            link_to: s.links.iter().map(|l| l.to).collect(),
+            link_delay_ns: s.links.iter().map(|l| l.delay_ns).collect(),
+            is_host: s.nodes.iter().map(|n| n.kind == NodeKind::Host).collect(),
+            trees: HashMap::new(),
+        }
+    }
+
+    fn out(&self, node: u32) -> &[u32] {
+        &self.out_links[self.out_start[node as usize] as usize..self.out_start[node as usize + 1] as usize]
+    }
+
+    /// Dijkstra from `src` ordered by (hops, propagation delay, link id): fewest hops first,
+    /// ties broken by lower delay, then deterministically. Hosts other than `src` are leaves:
+    /// traffic is never routed through a host.
+    fn tree(&self, src: u32) -> Vec<u32> {
+        let n = self.is_host.len();
+        let mut best = vec![(u64::MAX, u64::MAX); n];
+        let mut parent = vec![NONE; n];
+        let mut heap = BinaryHeap::new();
+        best[src as usize] = (0, 0);
+        heap.push(std::cmp::Reverse((0u64, 0u64, src)));
+        while let Some(std::cmp::Reverse((h, d, u))) = heap.pop() {
+            if (h, d) > best[u as usize] || (u != src && self.is_host[u as usize]) {
+                continue;
+            }
+            for &l in self.out(u) {
+                let v = self.link_to[l as usize];
+                let cand = (h + 1, d + self.link_delay_ns[l as usize]);
+                if cand < best[v as usize] {
+                    best[v as usize] = cand;
+                    parent[v as usize] = l;
+                    heap.push(std::cmp::Reverse((cand.0, cand.1, v)));
+                }
+            }
+        }
+        parent
+    }
+
+    /// Shortest route from `src` to `dst` as link ids, or `None` if they are not connected.
+    pub fn shortest(&mut self, src: u32, dst: u32, link_from: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
+        if !self.trees.contains_key(&src) {
+            if self.trees.len() >= TREE_CACHE {
+                self.trees.clear();
+            }
+            let t = self.tree(src);
+            self.trees.insert(src, t);
+        }
+        let parent = &self.trees[&src];
+        let mut path = Vec::new();
+        let mut v = dst;
+        while v != src {
+            let l = parent[v as usize];
+            if l == NONE {
+                return None;
+            }
+            path.push(l);
+            v = link_from(l);
+        }
+        path.reverse();
+        Some(path)
+    }
+
+    /// The links along an explicit node sequence; `Err(k)` if nodes `k` and `k+1` are not joined.
+    pub fn explicit(&self, nodes: &[u32]) -> Result<Vec<u32>, usize> {
+        nodes
+            .windows(2)
+            .enumerate()
+            .map(|(k, w)| self.out(w[0]).iter().copied().find(|&l| self.link_to[l as usize] == w[1]).ok_or(k))
+            .collect()
+    }
+}
+
+/// Arena of all routes' link ids.
+#[derive(Default)]
+pub struct Routes {
+    pub links: Vec<u32>,
+}
+
+impl Routes {
+    pub fn add(&mut self, links: &[u32]) -> Route {
+        let r = Route { start: self.links.len() as u32, len: links.len() as u32 };
+        self.links.extend_from_slice(links);
+        r
+    }
+
+    /// The reverse of a route over duplex links (`a->b` is link `2k`, `b->a` is `2k+1`).
+    pub fn add_reverse(&mut self, r: Route) -> Route {
+        let start = self.links.len() as u32;
+        for k in (r.start..r.start + r.len).rev() {
+            let l = self.links[k as usize];
+            self.links.push(l ^ 1);
+        }
+        Route { start, len: r.len }
+    }
+
+    #[inline]
+    pub fn hop(&self, r: Route, k: u32) -> u32 {
+        self.links[(r.start + k) as usize]
+    }
+}
