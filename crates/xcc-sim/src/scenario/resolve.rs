@@ -300,7 +300,7 @@ impl<'a> Resolver<'a> {
         if !(max_p > 0.0 && max_p <= 1.0) {
             return Err(self.err(&format!("{path}.max_p"), format!("{max_p}: expected 0 < max_p <= 1")));
         }
-        let variant = match r.variant.as_deref().unwrap_or("gentle") {
+        let variant = match r.variant.as_deref().unwrap_or("classic") {
             "gentle" => "gentle",
             "classic" => "classic",
             other => {
