@@ -83,7 +83,7 @@ def fake_raw(seed: int = 1, resolved: dict | None = None) -> dict:
                 "ecn_reductions": [0, 0],
                 "ce_received": [0, 0],
                 "min_rtt_s": [0.02, NAN],
-                "mean_rtt_s": [0.021, NAN],
+                "srtt_s": [0.021, NAN],
             },
             "links": {
                 "link_id": [0, 1],

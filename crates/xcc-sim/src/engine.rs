@@ -34,14 +34,21 @@ pub enum Event {
 
 #[derive(Copy, Clone, Debug)]
 struct Entry {
-    /// (time << 64) | seq: one integer comparison orders by time, then insertion.
-    key: u128,
+    time: u64,
+    seq: u64,
     event: Event,
+}
+
+impl Entry {
+    #[inline]
+    fn key(&self) -> (u64, u64) {
+        (self.time, self.seq)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key
+        self.key() == o.key()
     }
 }
 impl Eq for Entry {}
@@ -53,7 +60,7 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     // Reversed: BinaryHeap is a max-heap and we want the earliest first.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key)
+        o.key().cmp(&self.key())
     }
 }
 
@@ -78,7 +85,7 @@ impl EventQueue {
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
         self.seq += 1;
-        let e = Entry { key: ((at.as_ns() as u128) << 64) | self.seq as u128, event };
+        let e = Entry { time: at.as_ns(), seq: self.seq, event };
         match event {
             Event::LinkDeliver(_) => self.hot.push(e),
             _ => self.cold.push(e),
@@ -89,7 +96,7 @@ impl EventQueue {
     #[inline]
     fn earliest(&mut self) -> Option<&mut BinaryHeap<Entry>> {
         match (self.hot.peek(), self.cold.peek()) {
-            (Some(h), Some(c)) => Some(if h.key < c.key { &mut self.hot } else { &mut self.cold }),
+            (Some(h), Some(c)) => Some(if h.key() < c.key() { &mut self.hot } else { &mut self.cold }),
             (Some(_), None) => Some(&mut self.hot),
             (None, Some(_)) => Some(&mut self.cold),
             (None, None) => None,
@@ -99,19 +106,28 @@ impl EventQueue {
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.earliest()?.pop().map(|e| (Time((e.key >> 64) as u64), e.event))
+        self.earliest()?.pop().map(|e| (Time(e.time), e.event))
+    }
+
+    /// Removes and returns the earliest event if it is due at or before `end`.
+    #[inline]
+    pub fn pop_due(&mut self, end: Time) -> Option<(Time, Event)> {
+        let heap = self.earliest()?;
+        if heap.peek().is_some_and(|e| e.time > end.as_ns()) {
+            return None;
+        }
+        heap.pop().map(|e| (Time(e.time), e.event))
     }
 
     /// Time of the earliest event.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        let h = self.hot.peek().map(|e| e.key);
-        let c = self.cold.peek().map(|e| e.key);
-        let k = match (h, c) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
-        Some(Time((k >> 64) as u64))
+        let h = self.hot.peek().map(|e| e.time);
+        let c = self.cold.peek().map(|e| e.time);
+        match (h, c) {
+            (Some(a), Some(b)) => Some(Time(a.min(b))),
+            (a, b) => a.or(b).map(Time),
+        }
     }
 
     pub fn len(&self) -> usize {

@@ -366,11 +366,7 @@ impl Simulation {
     /// Runs to the scenario's duration. `progress` gets the simulated fraction now and then.
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> Result<RunOutput, RunError> {
         let wall = std::time::Instant::now();
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let (t, ev) = self.queue.pop().expect("peeked");
+        while let Some((t, ev)) = self.queue.pop_due(self.end) {
             self.now = t;
             self.events += 1;
             match ev {
