@@ -48,7 +48,13 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("ecn_reductions", "i64", "", "window reductions caused by ECN echoes"),
         _c("ce_received", "i64", "packets", "CE-marked data packets seen by the receiver"),
         _c("min_rtt_s", "f64", "s", "smallest RTT sample; null without samples", True),
-        _c("srtt_s", "f64", "s", "smoothed RTT (RFC 6298) at the end of the flow; null without samples", True),
+        _c(
+            "srtt_s",
+            "f64",
+            "s",
+            "smoothed RTT (RFC 6298) at the end of the flow; null without samples",
+            True,
+        ),
     ),
     "links": (
         _c("link_id", "i64", "", "link direction index (one row per direction)"),
