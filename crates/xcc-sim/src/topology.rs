@@ -25,8 +25,9 @@ pub struct Topology {
 }
 
 const NONE: u32 = u32::MAX;
-/// Trees kept at once; arrival generators reuse one source many times, churn uses many.
-const TREE_CACHE: usize = 64;
+/// Node entries the cached trees may hold in all (32 Mi entries = 128 MiB): many trees for a
+/// small topology, a few for a transit-stub one with millions of hosts.
+const TREE_CACHE_ENTRIES: usize = 32 << 20;
 
 impl Topology {
     pub fn new(s: &Scenario) -> Topology {
@@ -69,7 +70,7 @@ impl Topology {
         best[src as usize] = (0, 0);
         heap.push(std::cmp::Reverse((0u64, 0u64, src)));
         while let Some(std::cmp::Reverse((h, d, u))) = heap.pop() {
-            if (h, d) > best[u as usize] || (u != src && self.is_host[u as usize]) {
+            if (h, d) > best[u as usize] {
                 continue;
             }
             for &l in self.out(u) {
@@ -78,7 +79,10 @@ impl Topology {
                 if cand < best[v as usize] {
                     best[v as usize] = cand;
                     parent[v as usize] = l;
-                    heap.push(std::cmp::Reverse((cand.0, cand.1, v)));
+                    // A host is a leaf: record how to reach it, never expand it.
+                    if !self.is_host[v as usize] {
+                        heap.push(std::cmp::Reverse((cand.0, cand.1, v)));
+                    }
                 }
             }
         }
@@ -88,7 +92,7 @@ impl Topology {
     /// Shortest route from `src` to `dst` as link ids, or `None` if they are not connected.
     pub fn shortest(&mut self, src: u32, dst: u32, link_from: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
         if !self.trees.contains_key(&src) {
-            if self.trees.len() >= TREE_CACHE {
+            if (self.trees.len() + 1) * self.is_host.len() > TREE_CACHE_ENTRIES {
                 self.trees.clear();
             }
             let t = self.tree(src);
