@@ -9,7 +9,7 @@ use xcc_core::host::{AnyController, NewReno, NewRenoConfig};
 use xcc_core::link::{LinkAlgorithm, QueueView, Verdict};
 use xcc_core::packet::Packet;
 use xcc_core::time::{Dur, Time};
-use xcc_core::transport::{DelayedAck, TransportConfig};
+use xcc_core::transport::{DelayedAck, PartialAckRto, TransportConfig};
 use xcc_core::wire::Ecn;
 
 const MSS: u32 = 1000;
@@ -433,4 +433,113 @@ fn newreno_ecn_transfer_through_real_red() {
     assert!(avg < 30.0, "RED average {avg} packets stays near its thresholds");
     // 5 MB at 10 Mb/s is 4.2 s of transmission; ECN keeps the link busy, so well under 6 s.
     assert!(pair.now() < Time::ZERO + Dur::from_secs(6), "finished at {:?}", pair.now());
+}
+
+/// Reductions: every change of ssthresh on an ACK, as (cwnd before, ssthresh after).
+fn reductions(trace: &[TraceRecord]) -> Vec<(u64, u64)> {
+    let mut out = vec![];
+    let mut prev: Option<(u64, u64)> = None;
+    for r in trace {
+        if let TraceEvent::AckReceived { cwnd, ssthresh, .. } = r.event {
+            if let Some((c, s)) = prev {
+                if ssthresh != s {
+                    out.push((c, ssthresh));
+                }
+            }
+            prev = Some((cwnd, ssthresh));
+        }
+    }
+    out
+}
+
+// A burst of losses in one window, SACK off (what a full DropTail queue does to one flow):
+// the 20 odd segments 131, 133, .., 169 are lost while the window is ~64 segments.
+//
+//   sender                                      receiver
+//   130 131✗ 132 133✗ .. 168 169✗ 170 .. ──▶   holds the even ones
+//        ◀── ack 131 x3                         fast retransmit 131, recover = snd_max
+//   131' ──▶ ◀── ack 133 (partial)              retransmit 133, re-arm the RTO
+//   133' ──▶ ◀── ack 135 (partial)              retransmit 135, re-arm the RTO
+//   ...          one hole per RTT (~20 RTTs, longer than the 200 ms minimum RTO)
+//   169' ──▶ ◀── full ACK                       exit
+//
+// Slow-but-steady (the default, ns-2's): no RTO, exactly one retransmission per loss, the
+// receiver never sees a duplicate. Impatient (RFC 6582 section 4.1's other variant): the RTO
+// fires mid-recovery and go-back-N resends the even segments the receiver already holds.
+#[test]
+fn newreno_burst_loss_recovers_without_rto() {
+    let holes: Vec<u32> = (131..170).step_by(2).collect();
+    assert_eq!(holes.len(), 20);
+    let run = |p: PartialAckRto| {
+        let t = TransportConfig { partial_ack_rto: p, ..transport(false) };
+        let cfg = config(t, Some(600), LossModel::FirstTransmission(holes.clone()));
+        let mut pair = Pair::with_parts(cfg, reno(Some(64)), Fifo);
+        assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(30)), "{p:?}");
+        assert_eq!(pair.receiver_stats().bytes_delivered, 600 * MSS as u64, "{p:?}");
+        pair
+    };
+    let pair = run(PartialAckRto::SlowButSteady);
+    let s = pair.sender_stats();
+    assert_eq!((s.timeouts, s.fast_recoveries, s.retransmits), (0, 1, 20), "{s:?}");
+    assert_eq!(retransmissions(pair.trace()).iter().map(|r| r.1).collect::<Vec<_>>(), holes);
+    assert_eq!(pair.receiver_stats().duplicates, 0);
+    // The recovery really outlasted the RTO: the last hole was repaired > 400 ms after the first.
+    let tr = pair.trace();
+    assert!(first_ack_covering(tr, 169) - first_ack_covering(tr, 131) > Dur::from_ms(400));
+
+    let pair = run(PartialAckRto::Impatient);
+    let s = pair.sender_stats();
+    assert_eq!(s.timeouts, 1, "{s:?}");
+    assert!(s.retransmits > 20 && pair.receiver_stats().duplicates > 0, "{s:?}");
+}
+
+// A loss among the new data sent during a long NewReno recovery. With FlightSize halving the
+// next reduction would raise the window: the receiver holds everything above the new hole,
+// so FlightSize (snd_una..snd_max) is several windows.
+//
+//   window ~64: 131✗ 133✗ .. 149✗ (10 holes)   fast retransmit, ssthresh = cwnd = 32
+//   10 RTTs of partial ACKs, ~32 new segments per RTT leave meanwhile; 300✗ is one of them
+//   ◀── ack 300 ("full" for the first recovery)  exit, cwnd = 32
+//   ◀── ack 300 x3                                fast retransmit 300:
+//                                                 ssthresh = min(FlightSize, cwnd) / 2 = 16,
+//                                                 not FlightSize / 2 (~100 segments)
+#[test]
+fn loss_after_long_recovery_halves_the_window() {
+    let mut lost: Vec<u32> = (131..150).step_by(2).collect();
+    lost.push(300);
+    let cfg = config(transport(false), Some(1000), LossModel::FirstTransmission(lost.clone()));
+    let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
+    assert!(pair.drive_to_completion(Time::ZERO + Dur::from_secs(30)));
+    let s = pair.sender_stats();
+    assert_eq!((s.timeouts, s.fast_recoveries, s.retransmits), (0, 2, 11), "{s:?}");
+    assert_eq!(retransmissions(pair.trace()).iter().map(|r| r.1).collect::<Vec<_>>(), lost);
+    assert_eq!(pair.receiver_stats().duplicates, 0);
+    let red = reductions(pair.trace());
+    assert_eq!(red.len(), 2, "{red:?}");
+    for (cwnd, ssthresh) in red {
+        assert!(ssthresh <= cwnd / 2 + MSS as u64, "cwnd {cwnd} -> ssthresh {ssthresh}");
+    }
+}
+
+// Drop-tail overflow, unlimited flow, 20 s, SACK off: the first slow start overshoots the
+// 20-packet buffer by about half a window (every other segment of a window dropped), then
+// congestion avoidance overflows it now and then. Retransmissions must equal the drops (no
+// go-back-N resending of data the receiver holds), no RTO, and no reduction ever raises
+// ssthresh above half the window it replaced.
+#[test]
+fn droptail_overflow_retransmits_only_the_losses() {
+    let mut cfg = config(transport(false), None, LossModel::None);
+    cfg.link.buffer_packets = 20;
+    let mut pair = Pair::with_parts(cfg, reno(None), Fifo);
+    pair.drive_until(Time::ZERO + Dur::from_secs(20));
+    let s = pair.sender_stats();
+    let drops = pair.link_stats().dropped_full;
+    assert!(drops > 30 && s.fast_recoveries > 10, "{s:?}");
+    assert_eq!((s.retransmits, s.timeouts), (drops, 0), "{s:?}");
+    assert_eq!(pair.receiver_stats().duplicates, 0);
+    for (cwnd, ssthresh) in reductions(pair.trace()) {
+        assert!(ssthresh <= cwnd / 2 + MSS as u64, "cwnd {cwnd} -> ssthresh {ssthresh}");
+    }
+    // The link stays busy: > 90 % of 10 Mb/s delivered.
+    assert!(pair.delivered_bytes() * 8 > 20 * 9_000_000, "{}", pair.delivered_bytes());
 }

@@ -12,7 +12,7 @@
 //!   is carried in an accumulator so integer division never loses growth. Nothing grows while
 //!   the transport reports `in_recovery`.
 //! - [`Controller::on_congestion_event`]: `ssthresh = max(FlightSize / 2, 2 SMSS)` (RFC 5681
-//!   eq. 4); after a loss or an ECN-Echo `cwnd = ssthresh` (RFC 6582 with the "pipe" form of
+//!   eq. 4), with FlightSize capped at cwnd (see the method), held on a repeated timeout; after a loss or an ECN-Echo `cwnd = ssthresh` (RFC 6582 with the "pipe" form of
 //!   inflation, RFC 3168 section 6.1.2), after a timeout `cwnd = 1 SMSS` (RFC 5681 section 3.1,
 //!   the loss window).
 //! - [`Controller::on_recovery_exit`]: `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)`
@@ -123,7 +123,20 @@ impl Controller for NewReno {
     }
 
     fn on_congestion_event(&mut self, _now: Time, event: CongestionEvent, flight_size: u64) {
-        self.halve(flight_size);
+        // Loss and ECN: half of min(FlightSize, cwnd). FlightSize alone (RFC 5681 eq. 4) counts
+        // everything between snd_una and snd_max; without SACK that includes segments the
+        // receiver already holds above a hole. After a long NewReno recovery (one hole per RTT,
+        // new data flowing all along) a loss among the new data leaves FlightSize many times
+        // cwnd, and halving it would *raise* the window (observed: cwnd 436 -> 2144 segments
+        // and a drop storm). ns-2 (`slowdown(CLOSE_SSTHRESH_HALF)`) and Linux
+        // (`tcp_reno_ssthresh`) halve cwnd; the min keeps RFC 5681's protection for
+        // application-limited flights (FlightSize < cwnd) as well. The same holds for a timeout,
+        // except a repeated one: cwnd still 1 SMSS means the timer-retransmitted segment got no
+        // ACK, and RFC 5681 section 3.1 then holds ssthresh constant.
+        let repeated_timeout = event == CongestionEvent::Timeout && self.cwnd <= self.mss();
+        if !repeated_timeout {
+            self.halve(flight_size.min(self.cwnd));
+        }
         self.cwnd = match event {
             // RFC 6582 / RFC 3168 section 6.1.2: the window drops to ssthresh. (RFC 6582 adds
             // 3 SMSS of inflation; the transport expresses it by shrinking its pipe instead.)
@@ -193,7 +206,7 @@ mod tests {
     // 1 MSS; 100 windows later cwnd has grown by ~100 MSS with no rounding drift.
     #[test]
     fn congestion_avoidance_adds_one_mss_per_rtt() {
-        let mut r = reno();
+        let mut r = reno_at(20);
         r.on_congestion_event(Time::ZERO, CongestionEvent::Loss, 20 * MSS);
         assert_eq!(r.window_bytes(), 10 * MSS);
         assert!(!r.in_slow_start());
@@ -221,11 +234,21 @@ mod tests {
         assert!(r.window_bytes() - before >= MSS - 100);
     }
 
-    // Loss with FlightSize 20 MSS: ssthresh = cwnd = 10 MSS. ECN: same rule. Timeout with
-    // FlightSize 3 MSS: ssthresh = max(1.5, 2) MSS = 2 MSS, cwnd = 1 MSS.
+    /// A controller in slow start with cwnd = `segs` MSS.
+    fn reno_at(segs: u64) -> NewReno {
+        let mut r = reno();
+        for _ in 2..segs {
+            r.on_ack(Time::ZERO, &ack(MSS));
+        }
+        assert_eq!(r.window_bytes(), segs * MSS);
+        r
+    }
+
+    // cwnd 20 MSS. Loss with FlightSize 20 MSS: ssthresh = cwnd = 10 MSS. ECN: same rule.
+    // Timeout with FlightSize 3 MSS: ssthresh = max(1.5, 2) MSS = 2 MSS, cwnd = 1 MSS.
     #[test]
     fn reactions_to_loss_ecn_and_timeout() {
-        let mut r = reno();
+        let mut r = reno_at(20);
         r.on_congestion_event(Time::ZERO, CongestionEvent::Loss, 20 * MSS);
         assert_eq!((r.window_bytes(), r.ssthresh_bytes()), (10 * MSS, 10 * MSS));
         r.on_congestion_event(Time::ZERO, CongestionEvent::Ecn, 10 * MSS);
@@ -247,7 +270,7 @@ mod tests {
     //   ssthresh 10 MSS, FlightSize 0                    -> cwnd 2 MSS
     #[test]
     fn recovery_exit_avoids_bursts() {
-        let mut r = reno();
+        let mut r = reno_at(20);
         r.on_congestion_event(Time::ZERO, CongestionEvent::Loss, 20 * MSS);
         r.on_recovery_exit(Time::ZERO, 4 * MSS);
         assert_eq!(r.window_bytes(), 5 * MSS);
@@ -255,6 +278,25 @@ mod tests {
         assert_eq!(r.window_bytes(), 10 * MSS);
         r.on_recovery_exit(Time::ZERO, 0);
         assert_eq!(r.window_bytes(), 2 * MSS);
+    }
+
+    // FlightSize above cwnd (receiver holds data above a hole after a long NewReno recovery):
+    //   cwnd 10 MSS, FlightSize 400 MSS, loss -> ssthresh = cwnd / 2 = 5 MSS (not 200 MSS)
+    // FlightSize below cwnd (application-limited): cwnd 10 MSS, FlightSize 4 MSS -> 2 MSS.
+    // Timeout: same rule; a second timeout before any ACK (cwnd still 1 MSS) holds ssthresh.
+    #[test]
+    fn loss_halves_the_smaller_of_flight_size_and_cwnd() {
+        let mut r = reno_at(10);
+        r.on_congestion_event(Time::ZERO, CongestionEvent::Loss, 400 * MSS);
+        assert_eq!((r.window_bytes(), r.ssthresh_bytes()), (5 * MSS, 5 * MSS));
+        let mut r = reno_at(10);
+        r.on_congestion_event(Time::ZERO, CongestionEvent::Ecn, 4 * MSS);
+        assert_eq!((r.window_bytes(), r.ssthresh_bytes()), (2 * MSS, 2 * MSS));
+        let mut r = reno_at(10);
+        r.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, 40 * MSS);
+        assert_eq!((r.window_bytes(), r.ssthresh_bytes()), (MSS, 5 * MSS));
+        r.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, 40 * MSS);
+        assert_eq!((r.window_bytes(), r.ssthresh_bytes()), (MSS, 5 * MSS));
     }
 
     // max_window_bytes = 5 MSS caps slow start and is the initial ssthresh.

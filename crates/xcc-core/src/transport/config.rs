@@ -11,6 +11,22 @@ pub struct DelayedAck {
     pub max_delay: Dur,
 }
 
+/// When partial ACKs re-arm the retransmission timer during NewReno recovery (RFC 6582
+/// section 4.1).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum PartialAckRto {
+    /// "Slow-but-steady": every partial ACK re-arms the RTO, so a recovery with many holes
+    /// proceeds at one hole per RTT however long it takes. This is ns-2's default
+    /// (`Agent/TCP/Newreno` with `newreno_changes1_ = 0`), which produced the papers' numbers.
+    /// A timeout in the middle of a burst loss is costly without SACK: the receiver's
+    /// out-of-order data is unknown to the sender, so go-back-N resends most of it.
+    #[default]
+    SlowButSteady,
+    /// "Impatient": only the first partial ACK re-arms the RTO, so a recovery longer than one
+    /// RTO ends in a timeout and slow start (RFC 6582's recommendation).
+    Impatient,
+}
+
 /// Per-flow transport configuration, shared by both ends.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct TransportConfig {
@@ -36,6 +52,9 @@ pub struct TransportConfig {
     pub clock_granularity: Dur,
     /// Pace window-based senders at cwnd/srtt (rate-based controllers always pace).
     pub pace_windowed: bool,
+    /// RTO re-arming on partial ACKs in NewReno recovery (SACK off, or holes SACK cannot prove
+    /// lost). Default: [`PartialAckRto::SlowButSteady`], for ns-2 parity (see there).
+    pub partial_ack_rto: PartialAckRto,
 }
 
 impl Default for TransportConfig {
@@ -52,6 +71,7 @@ impl Default for TransportConfig {
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_ms(1),
             pace_windowed: false,
+            partial_ack_rto: PartialAckRto::SlowButSteady,
         }
     }
 }

@@ -18,7 +18,7 @@ mod receiver;
 mod rtt;
 mod sender;
 
-pub use config::{DelayedAck, TransportConfig};
+pub use config::{DelayedAck, PartialAckRto, TransportConfig};
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};

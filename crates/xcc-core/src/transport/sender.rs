@@ -19,8 +19,9 @@
 //!   recovery if the cumulative ACK is at or above `recover` (section 3.2 step 2): the
 //!   controller gets [`CongestionEvent::Loss`], `recover` = highest segment sent, the first
 //!   unacknowledged segment is retransmitted at once. A partial ACK retransmits the next
-//!   unacknowledged segment (step 5) and, the first time only, re-arms the RTO (the
-//!   "impatient" variant, section 4.1). A full ACK ends recovery
+//!   unacknowledged segment (step 5) and re-arms the RTO: every time by default
+//!   ("slow-but-steady", ns-2's default), or the first time only ("impatient"), as
+//!   [`crate::transport::PartialAckRto`] says (section 4.1). A full ACK ends recovery
 //!   ([`Controller::on_recovery_exit`]).
 //! - **Loss recovery, SACK on (RFC 6675).** The scoreboard marks a hole lost once `dupthresh`
 //!   segments above it are SACKed (`IsLost`, section 4); recovery starts on that or on
@@ -71,7 +72,7 @@ use std::collections::VecDeque;
 use crate::host::{AckEvent, AnyController, CongestionEvent, Controller};
 use crate::packet::{FlowId, Packet};
 use crate::time::{Dur, Time};
-use crate::transport::{RttEstimator, TransportConfig};
+use crate::transport::{PartialAckRto, RttEstimator, TransportConfig};
 use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind};
 
 /// Counters and gauges a driver samples (no logging inside the state machine).
@@ -300,8 +301,9 @@ impl<C: Controller> Sender<C> {
                     self.reno_sacked = self.reno_sacked.saturating_sub(acked_segs - 1);
                     self.mark_lost(self.snd_una);
                     self.force_rtx = true;
-                    // Section 4.1, impatient variant: only the first partial ACK re-arms the RTO.
-                    restart_rto = !self.partial_seen;
+                    // Section 4.1: slow-but-steady re-arms the RTO on every partial ACK, the
+                    // impatient variant only on the first.
+                    restart_rto = self.cfg.partial_ack_rto == PartialAckRto::SlowButSteady || !self.partial_seen;
                     self.partial_seen = true;
                 }
             } else {
@@ -922,13 +924,13 @@ mod tests {
         s.on_packet(ms(120), &ack_pkt(5, t));
         assert_eq!(seqs(&drain(&mut s, ms(120))), vec![5, 13]);
         assert!(s.in_recovery());
-        assert_eq!(s.poll_timeout(), Some(ms(120) + s.rtt().rto())); // impatient re-arm
+        assert_eq!(s.poll_timeout(), Some(ms(120) + s.rtt().rto())); // partial ACK re-arms
         let t2 = ms(130);
         for k in 0..4 {
             s.on_packet(t2, &ack_pkt(5, t));
             assert_eq!(seqs(&drain(&mut s, t2)), vec![14 + k]);
         }
-        // A second partial ACK would not re-arm the RTO; the full ACK ends recovery.
+        // The full ACK ends recovery.
         s.on_packet(ms(140), &ack_pkt(18, ms(120)));
         assert!(!s.in_recovery());
         let st = s.stats();
