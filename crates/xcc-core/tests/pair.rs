@@ -487,10 +487,23 @@ fn newreno_burst_loss_recovers_without_rto() {
     let tr = pair.trace();
     assert!(first_ack_covering(tr, 169) - first_ack_covering(tr, 131) > Dur::from_ms(400));
 
+    // Impatient: the RTO fires mid-recovery, go-back-N resends held segments (each one a
+    // receiver duplicate, nothing else is superfluous). Once the ACK reaches `recover` (the
+    // highest segment sent before the timeout), the duplicates still in flight come back as
+    // duplicate ACKs *of* `recover`; they must not start a fast retransmit (RFC 6582 section
+    // 3.2 step 1: only an ACK beyond `recover` may), or partial ACKs would retransmit segments
+    // that are merely in flight and their duplicates would trigger the next false one.
+    //
+    //   RTO: recover = snd_max = R, go-back-N 151' 152' 153' .. (152, 154, .. are held)
+    //        ◀── ack R (the hole below R filled)    snd_una = R, new data R, R+1, ..
+    //        ◀── ack R, ack R, ack R (for duplicates of 160, 162, .. still in flight)
+    //                                                no fast retransmit: ack == recover
     let pair = run(PartialAckRto::Impatient);
     let s = pair.sender_stats();
-    assert_eq!(s.timeouts, 1, "{s:?}");
-    assert!(s.retransmits > 20 && pair.receiver_stats().duplicates > 0, "{s:?}");
+    let dups = pair.receiver_stats().duplicates;
+    assert_eq!((s.timeouts, s.fast_recoveries), (1, 1), "{s:?}");
+    assert!(dups > 0, "{s:?}");
+    assert_eq!(s.retransmits, 20 + dups, "{s:?}");
 }
 
 // A loss among the new data sent during a long NewReno recovery. With FlightSize halving the

@@ -16,7 +16,8 @@
 //!   new data much like Limited Transmit (RFC 3042); without SACK, duplicate ACKs before the
 //!   `dupthresh`-th do not open the window (ns-2 NewReno behaviour).
 //! - **Loss recovery, SACK off (RFC 6582).** The `dupthresh`-th duplicate ACK starts fast
-//!   recovery if the cumulative ACK is at or above `recover` (section 3.2 step 2): the
+//!   recovery if the cumulative ACK is at or above `recover` (section 3.2 step 2; strictly
+//!   above after a timeout, so go-back-N duplicates cannot cause a false fast retransmit): the
 //!   controller gets [`CongestionEvent::Loss`], `recover` = highest segment sent, the first
 //!   unacknowledged segment is retransmitted at once. A partial ACK retransmits the next
 //!   unacknowledged segment (step 5) and re-arms the RTO: every time by default
@@ -182,6 +183,8 @@ pub struct Sender<C: Controller = AnyController> {
     in_recovery: bool,
     /// RFC 6582 `recover`, stored as one past the highest segment sent at the time.
     recover: u32,
+    /// `recover` was set by a timeout: fast retransmit needs an ACK beyond it (see `on_packet`).
+    recover_after_rto: bool,
     /// A partial ACK was already seen in this recovery (impatient RTO re-arming).
     partial_seen: bool,
     /// No ECN reaction until `snd_una` reaches this (one reduction per window).
@@ -244,6 +247,7 @@ impl<C: Controller> Sender<C> {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            recover_after_rto: false,
             partial_seen: false,
             ecn_end: 0,
             cwr_end: 0,
@@ -323,7 +327,17 @@ impl<C: Controller> Sender<C> {
         }
 
         // Step 2 (fast retransmit), guarded by `recover`; with SACK also on IsLost(snd_una).
-        if !self.in_recovery && self.snd_una < self.snd_max && ack >= self.recover {
+        // After a timeout the ACK must cover more than `recover` (RFC 6582 section 3.2 steps 1
+        // and 2, the "careful" rule): go-back-N resends segments the receiver already holds,
+        // and once the ACK reaches `recover` those duplicates still in flight come back as
+        // duplicate ACKs of `recover` itself. Entering recovery on them would retransmit, on
+        // every partial ACK, segments that are not lost, whose duplicates trigger the next false
+        // fast retransmit (ns-2's bug_fix_ case). After a fast recovery an ACK of exactly
+        // `recover` may start the next one (the "less careful" variant): no duplicates are
+        // around then, and it repairs a loss of the first segment sent after `recover`
+        // without an RTO.
+        let beyond_recover = ack > self.recover || (ack == self.recover && !self.recover_after_rto);
+        if !self.in_recovery && self.snd_una < self.snd_max && beyond_recover {
             let sack_lost = self.cfg.sack && self.snd_una < self.sack_lost_bound;
             if self.dupacks >= self.cfg.dupthresh.max(1) || sack_lost {
                 self.enter_recovery(now);
@@ -444,6 +458,7 @@ impl<C: Controller> Sender<C> {
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.recover = self.snd_max;
+        self.recover_after_rto = true;
         self.ecn_end = self.ecn_end.max(self.snd_max);
         self.cwr_end = 0;
         self.cwr_pending = self.cfg.ecn;
@@ -658,6 +673,7 @@ impl<C: Controller> Sender<C> {
     fn enter_recovery(&mut self, now: Time) {
         self.in_recovery = true;
         self.recover = self.snd_max;
+        self.recover_after_rto = false;
         self.partial_seen = false;
         self.stats.fast_recoveries += 1;
         // One reduction per window: an ECN reduction of this same window already happened.
