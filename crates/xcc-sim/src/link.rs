@@ -71,6 +71,9 @@ pub struct SimLink {
     pub loss: f64,
     pub algo: AnyLinkAlgorithm,
     wants_dequeue: bool,
+    /// The algorithm always queues and never looks at the queue (DropTail): skip building the
+    /// queue view for it.
+    passive: bool,
     pub pipe: VecDeque<PipeEntry>,
     /// Entries at the front of `pipe` whose transmission has started.
     started: usize,
@@ -111,6 +114,7 @@ impl SimLink {
         rng: Pcg64Mcg,
     ) -> SimLink {
         let wants_dequeue = algo.wants_dequeue();
+        let passive = algo.is_passive();
         SimLink {
             from,
             to,
@@ -121,6 +125,7 @@ impl SimLink {
             loss,
             algo,
             wants_dequeue,
+            passive,
             pipe: VecDeque::with_capacity(64),
             started: 0,
             busy_until: Time::ZERO,
@@ -156,8 +161,17 @@ impl SimLink {
     }
 
     /// Reports, in order, every transmission that starts at or before `t`.
-    #[inline]
+    #[inline(always)]
     pub fn advance(&mut self, t: Time, arena: &mut [SimPacket]) {
+        // The common case (nothing waiting, or the next start is later) costs one comparison.
+        match self.pipe.get(self.started) {
+            Some(e) if e.start <= t => self.advance_slow(t, arena),
+            _ => {}
+        }
+    }
+
+    #[inline(never)]
+    fn advance_slow(&mut self, t: Time, arena: &mut [SimPacket]) {
         while self.started < self.pipe.len() {
             let e = self.pipe[self.started];
             if e.start > t {
@@ -185,11 +199,12 @@ impl SimLink {
         }
         // The algorithm gets the arriving packet and, through the view, the rest of the arena
         // (it may mark queued packets): split the arena around the arriving packet.
-        let idle_since = (self.started == self.pipe.len() && now >= self.busy_until).then_some(self.busy_until);
-        let (before, rest) = arena.split_at_mut(idx as usize);
-        let (slot, after) = rest.split_first_mut().expect("packet index in arena");
-        let pkt = &mut slot.pkt;
-        let verdict = {
+        let verdict = if self.passive {
+            Verdict::Queue
+        } else {
+            let idle_since = (self.started == self.pipe.len() && now >= self.busy_until).then_some(self.busy_until);
+            let (before, rest) = arena.split_at_mut(idx as usize);
+            let (slot, after) = rest.split_first_mut().expect("packet index in arena");
             let mut view = View {
                 pipe: &self.pipe,
                 started: self.started,
@@ -201,7 +216,7 @@ impl SimLink {
                 after,
                 split: idx,
             };
-            self.algo.on_enqueue(now, pkt, &mut view)
+            self.algo.on_enqueue(now, &mut slot.pkt, &mut view)
         };
         let over = self.waiting_packets + 1 > self.max_packets || self.waiting_bytes + bytes as u64 > self.max_bytes;
         if verdict == Verdict::Drop || over {
@@ -209,6 +224,7 @@ impl SimLink {
             self.stats.drop_bytes += bytes as u64;
             return Offer::Dropped;
         }
+        let pkt = &mut arena[idx as usize].pkt;
         if verdict == Verdict::Mark && pkt.ecn.is_ect() {
             pkt.ecn = Ecn::Ce;
             self.stats.marks += 1;

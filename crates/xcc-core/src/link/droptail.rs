@@ -54,6 +54,10 @@ impl LinkAlgorithm for DropTail {
     fn on_enqueue(&mut self, _now: Time, _pkt: &mut Packet, _q: &mut dyn QueueView) -> Verdict {
         Verdict::Queue
     }
+    /// The buffer alone decides: drivers need not call `on_enqueue` at all.
+    fn is_passive(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,11 @@ pub trait LinkAlgorithm {
     fn wants_dequeue(&self) -> bool {
         false
     }
+    /// True for an algorithm that always returns `Verdict::Queue`, never changes the packet and
+    /// never looks at the queue (DropTail): the driver may skip calling `on_enqueue`.
+    fn is_passive(&self) -> bool {
+        false
+    }
     /// A packet starts its transmission. `backlog_bytes` excludes it.
     fn on_dequeue(&mut self, _now: Time, _pkt: &mut Packet, _backlog_bytes: u64) {}
     /// Next control-interval deadline, if any.
@@ -99,6 +104,9 @@ impl LinkAlgorithm for AnyLinkAlgorithm {
     #[inline]
     fn wants_dequeue(&self) -> bool {
         dispatch!(self, a => a.wants_dequeue())
+    }
+    fn is_passive(&self) -> bool {
+        dispatch!(self, a => a.is_passive())
     }
     #[inline]
     fn on_dequeue(&mut self, now: Time, pkt: &mut Packet, backlog_bytes: u64) {
