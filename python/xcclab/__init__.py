@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "Scenario", "__version__", "run", "validate"]
+__all__ = ["RunResult", "Scenario", "__version__", "max_min_fair", "run", "validate"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .maxmin import max_min_fair
     from .results import RunResult, run, validate
     from .scenario import Scenario
 
@@ -32,6 +33,7 @@ _LAZY = {
     "validate": "results",
     "RunResult": "results",
     "Scenario": "scenario",
+    "max_min_fair": "maxmin",
 }
 
 
