@@ -1,9 +1,10 @@
 //! The simulation: builds topology, links and traffic from a resolved scenario, runs the event
 //! loop, samples metrics, and checks invariants at the end.
 
-use xcc_core::host::{AnyController, AnyEchoer, NewReno, NewRenoConfig, PlainEcho};
+use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho};
 use xcc_core::link::{
-    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, Red, RedAction, RedConfig, RedUnit, RedVariant,
+    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MaxNetRouter, MaxNetRouterConfig, Red, RedAction,
+    RedConfig, RedUnit, RedVariant,
 };
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
@@ -170,10 +171,21 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
             initial_window_segments: initial_window,
             ..NewRenoConfig::default()
         })),
+        Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart } => {
+            AnyController::MaxNet(MaxNet::new(MaxNetConfig {
+                x_max_bps,
+                t_s,
+                alpha,
+                eta,
+                dt_min: Dur(dt_min_ns),
+                maxstart,
+                mss_bytes: t.mss_bytes,
+            }))
+        }
     }
 }
 
-fn link_algorithm(q: &Queue, rng: Pcg64Mcg) -> AnyLinkAlgorithm {
+fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
     match q {
         Queue::DropTail => AnyLinkAlgorithm::DropTail(DropTail::new(DropTailConfig::default())),
         Queue::Red(p) => AnyLinkAlgorithm::Red(Red::new(
@@ -189,6 +201,18 @@ fn link_algorithm(q: &Queue, rng: Pcg64Mcg) -> AnyLinkAlgorithm {
             },
             rng,
         )),
+        Queue::MaxNet(p) => {
+            // Control intervals start at a random phase per link (protocols.md 14.4).
+            let phase = Time((uniform01(&mut rng) * p.dt_p_ns as f64) as u64);
+            let cfg = MaxNetRouterConfig {
+                mu: p.mu,
+                dt_p: Dur(p.dt_p_ns),
+                t0: Dur(p.t0_ns),
+                t_s: p.t_s,
+                x_max_bps: p.x_max_bps,
+            };
+            AnyLinkAlgorithm::MaxNet(MaxNetRouter::new(cfg, rate_bps, phase))
+        }
     }
 }
 
@@ -204,7 +228,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64));
+                let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64), l.rate_bps);
                 let mut link = SimLink::new(
                     l.from,
                     l.to,
@@ -621,7 +645,20 @@ impl Simulation {
             (Some(cc), Some(t), _) => {
                 let cfg = transport_config(&t);
                 let sender = Sender::new(FlowId(f), cfg, controller(&cc, &t), rec.size, now);
-                let receiver = Receiver::new(FlowId(f), cfg, AnyEchoer::Plain(PlainEcho::default()));
+                let echo = match cc {
+                    // MaxNet's receiver averages the price over one RTT: the path's two-way
+                    // propagation delay.
+                    Cc::MaxNet { .. } => {
+                        let (fwd, rev) = (rec.fwd, rec.rev);
+                        let delay = |r: Route| -> u64 {
+                            (0..r.len).map(|k| self.links[self.routes.hop(r, k) as usize].delay.as_ns()).sum()
+                        };
+                        AnyEchoer::MaxNet(MaxNetEcho::new(Dur(delay(fwd) + delay(rev))))
+                    }
+                    _ => AnyEchoer::Plain(PlainEcho::default()),
+                };
+                let rec = &mut self.flows[f as usize];
+                let receiver = Receiver::new(FlowId(f), cfg, echo);
                 rec.ep = Endpoints::Bulk { sender, receiver };
                 self.drain_sender(f);
             }

@@ -13,12 +13,14 @@
 //! the driver's registry).
 
 pub mod droptail;
+pub mod maxnet;
 pub mod red;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
+pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 
 /// What happens to an arriving packet.
@@ -85,6 +87,7 @@ pub trait LinkAlgorithm {
 pub enum AnyLinkAlgorithm {
     DropTail(DropTail),
     Red(Red),
+    MaxNet(MaxNetRouter),
 }
 
 macro_rules! dispatch {
@@ -92,6 +95,7 @@ macro_rules! dispatch {
         match $self {
             AnyLinkAlgorithm::DropTail($a) => $body,
             AnyLinkAlgorithm::Red($a) => $body,
+            AnyLinkAlgorithm::MaxNet($a) => $body,
         }
     };
 }

@@ -55,11 +55,23 @@ pub struct RedParams {
     pub mean_packet_bytes: u32,
 }
 
+/// MaxNet router parameters (seed 000).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MaxNetRouterParams {
+    pub mu: f64,
+    pub dt_p_ns: u64,
+    pub t0_ns: u64,
+    pub t_s: f64,
+    pub x_max_bps: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Queue {
     DropTail,
     Red(RedParams),
+    #[serde(rename = "maxnet")]
+    MaxNet(MaxNetRouterParams),
 }
 
 impl Queue {
@@ -67,6 +79,7 @@ impl Queue {
         match self {
             Queue::DropTail => "droptail",
             Queue::Red(_) => "red",
+            Queue::MaxNet(_) => "maxnet",
         }
     }
 }
@@ -102,13 +115,25 @@ pub struct Transport {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Cc {
-    NewReno { initial_window: u32 },
+    NewReno {
+        initial_window: u32,
+    },
+    #[serde(rename = "maxnet")]
+    MaxNet {
+        x_max_bps: f64,
+        t_s: f64,
+        alpha: f64,
+        eta: f64,
+        dt_min_ns: u64,
+        maxstart: bool,
+    },
 }
 
 impl Cc {
     pub fn name(&self) -> &'static str {
         match self {
             Cc::NewReno { .. } => "newreno",
+            Cc::MaxNet { .. } => "maxnet",
         }
     }
 }

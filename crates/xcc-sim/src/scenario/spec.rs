@@ -95,6 +95,31 @@ pub struct CcTableSpec {
     pub initial_window: Option<u32>,
 }
 
+/// `cc = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MaxNetCcSpec {
+    pub kind: String,
+    pub x_max: Option<String>,
+    pub t: Option<String>,
+    pub alpha: Option<f64>,
+    pub eta: Option<f64>,
+    pub dt_min: Option<String>,
+    pub maxstart: Option<bool>,
+}
+
+/// `queue = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MaxNetQueueSpec {
+    pub kind: String,
+    pub mu: Option<f64>,
+    pub dt_p: Option<String>,
+    pub t0: Option<String>,
+    pub t: Option<String>,
+    pub x_max: Option<String>,
+}
+
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
