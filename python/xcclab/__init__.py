@@ -21,17 +21,19 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "Scenario", "__version__", "run", "validate"]
+__all__ = ["RunResult", "Scenario", "__version__", "run", "sweep", "validate"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .results import RunResult, run, validate
     from .scenario import Scenario
+    from .sweep_runner import sweep
 
 _LAZY = {
     "run": "results",
     "validate": "results",
     "RunResult": "results",
     "Scenario": "scenario",
+    "sweep": "sweep_runner",
 }
 
 

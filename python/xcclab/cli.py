@@ -6,6 +6,8 @@
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] | --list         reproduce a paper experiment
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
+    xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
+                                                          run a parameter sweep (docs/sweeps.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -72,7 +74,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .catalog import ALGORITHMS
+    from .algorithms import ALGORITHMS
     from .reproduce import EXPERIMENTS
 
     print("Algorithms")
@@ -116,6 +118,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import bench_main
 
     return bench_main(args)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep_runner import sweep
+
+    result = sweep(
+        args.spec,
+        args.out,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        local_cluster=args.local_cluster,
+        progress=True,
+    )
+    print(result.summary())
+    print(f"wrote {args.out}/manifest.json")
+    return EXIT_RUN_FAILED if result.failed else 0
 
 
 # -- parser ----------------------------------------------------------------------------------
@@ -169,6 +187,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=1, help="unmeasured runs first (default 1)")
     p.add_argument("--json", action="store_true", help="print machine-readable results")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("sweep", help="run a scenario over a grid of parameters and seeds")
+    p.add_argument("spec", metavar="SPEC", help="sweep spec (.toml, see docs/sweeps.md)")
+    p.add_argument("--out", required=True, metavar="DIR", help="sweep directory (resumable)")
+    p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, tcp://host:8786")
+    where.add_argument(
+        "--local-cluster",
+        dest="local_cluster",
+        action="store_true",
+        help="run on a dask.distributed LocalCluster (--jobs workers)",
+    )
+    p.set_defaults(func=cmd_sweep)
     return parser
 
 

@@ -35,7 +35,7 @@ from .errors import ScenarioError, load_native
 from .scenario import Scenario, _toml_loads, read_scenario_text
 from .schema import TABLE_NAMES, to_frame
 
-ScenarioLike = Union[str, os.PathLike, Scenario, dict]
+ScenarioLike = Union[str, os.PathLike, Scenario, dict, "ScenarioInput"]
 Progress = Union[Callable[[float], None], bool, None]
 
 RUN_FORMAT = "xcclab-run/1"
@@ -55,8 +55,11 @@ def scenario_input(scenario: ScenarioLike) -> ScenarioInput:
 
     - :class:`Scenario` or ``dict``: JSON, source ``<scenario NAME>``;
     - a path (``str`` or ``PathLike``): the file's text, TOML unless the suffix is ``.json``;
-    - a ``str`` containing a newline: TOML text itself, source ``<string>``.
+    - a ``str`` containing a newline: TOML text itself, source ``<string>``;
+    - a :class:`ScenarioInput`: as is (the sweep runner names its points' sources this way).
     """
+    if isinstance(scenario, ScenarioInput):
+        return scenario
     if isinstance(scenario, Scenario):
         return ScenarioInput(scenario.to_json(), f"<scenario {scenario.name}>", "json")
     if isinstance(scenario, dict):

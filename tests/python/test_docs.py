@@ -6,7 +6,7 @@ import re
 
 import xcclab
 from conftest import ROOT
-from xcclab.catalog import ALGORITHMS
+from xcclab.algorithms import ALGORITHMS
 from xcclab.schema import TABLES
 
 
