@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "Scenario", "__version__", "run", "sweep", "validate"]
+__all__ = ["RunResult", "Scenario", "__version__", "catalog", "run", "sweep", "validate"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .results import RunResult, run, validate
+    from .results_catalog import catalog
     from .scenario import Scenario
     from .sweep_runner import sweep
 
@@ -34,6 +35,7 @@ _LAZY = {
     "RunResult": "results",
     "Scenario": "scenario",
     "sweep": "sweep_runner",
+    "catalog": "results_catalog",
 }
 
 

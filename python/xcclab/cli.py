@@ -8,6 +8,7 @@
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
+    xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -16,6 +17,7 @@ input (scenario, arguments, paths), 1 when a run fails.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -136,6 +138,28 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_RUN_FAILED if result.failed else 0
 
 
+def cmd_query(args: argparse.Namespace) -> int:
+    import duckdb
+    import polars as pl
+
+    from .results_catalog import catalog
+
+    with catalog(args.root) as cat:
+        try:
+            frame = cat.sql(args.sql)
+        except duckdb.Error as exc:
+            _err(f"query: {exc}")
+            return EXIT_BAD_INPUT
+    if args.format == "csv":
+        sys.stdout.write(frame.write_csv())
+    elif args.format == "json":
+        print(json.dumps(frame.to_dicts(), indent=2, default=str))
+    else:
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=200):
+            print(frame)
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -201,13 +225,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on a dask.distributed LocalCluster (--jobs workers)",
     )
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("query", help="SQL over all runs under a directory (DuckDB views)")
+    p.add_argument("sql", metavar="SQL", help="a query over runs, flows, links, *_series, ...")
+    p.add_argument("--root", default=".", metavar="DIR", help="where to look for runs (.)")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(func=cmd_query)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "format", None) is None and args.command == "plot":
+    if args.command == "plot" and args.format is None:
         args.format = ["png", "svg"]
     try:
         return args.func(args)
