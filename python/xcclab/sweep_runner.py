@@ -17,13 +17,12 @@ Why it is built this way:
   catalog would read half-written.
 - **A point that fails is recorded, not raised**: a bad value (the simulator's ``ValueError``
   naming the field) or a broken invariant becomes ``status = "failed"`` with the message, and the
-  other points go on. A worker process that dies outright (a segfault) breaks a process pool for
-  every point in flight, so those points are rerun one per fresh process: only the culprit fails.
-- **Executors are interchangeable**: the local :class:`~concurrent.futures.ProcessPoolExecutor`
-  (default, all cores) and Dask distributed (``scheduler=ADDRESS`` or ``local_cluster=True``) run
-  the same top-level function :func:`run_point`, and the simulator is deterministic, so the
-  tables are identical whichever ran them. Dask workers need xcclab installed and ``OUT`` on a
-  filesystem they share with the client.
+  other points go on; so does a point whose worker process died (:mod:`xcclab.executor`).
+- **Executors are interchangeable** (:mod:`xcclab.executor`): the local process pool (default,
+  all cores) and Dask distributed (``scheduler=ADDRESS`` or ``local_cluster=True``) run the same
+  top-level function :func:`run_point`, and the simulator is deterministic, so the tables are
+  identical whichever ran them. Dask workers need xcclab installed and ``OUT`` on a filesystem
+  they share with the client.
 - **The manifest is deterministic** (no wall times; those stay in each ``timing.json``), so two
   sweeps of the same spec give identical manifests.
 """
@@ -34,13 +33,12 @@ import json
 import os
 import sys
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ._fsutil import write_text_atomic
+from .executor import run_tasks
 from .sweep_spec import Point, SpecLike, SweepSpec, column_name, load_spec
 
 MANIFEST_FORMAT = "xcclab-sweep/1"
@@ -133,10 +131,6 @@ def sweep(
     :class:`dask.distributed.LocalCluster` with ``jobs`` workers. Returns a :class:`SweepResult`;
     failed points are in its manifest, not raised.
     """
-    if scheduler and local_cluster:
-        raise ValueError("give either scheduler or local_cluster, not both")
-    if jobs is not None and jobs < 1:
-        raise ValueError(f"jobs: expected a number of processes >= 1, got {jobs}")
     sp = load_spec(spec, base_dir=base_dir)
     out = Path(out)
     points = sp.points()
@@ -152,14 +146,23 @@ def sweep(
     if tasks:
         bar = _bar(len(tasks), sp.name, progress)
         try:
-            if scheduler or local_cluster:
-                results = _run_dask(tasks, scheduler, jobs, bar)
-            else:
-                results = _run_pool(tasks, jobs or os.cpu_count() or 1, bar)
+            results = run_tasks(
+                run_point,
+                tasks,
+                [t.point_id for t in tasks],
+                jobs=jobs,
+                scheduler=scheduler,
+                local_cluster=local_cluster,
+                on_done=lambda: bar.update(1),
+            )
         finally:
             bar.close()
-        for r in results:
-            outcome[r["id"]] = {"status": r["status"], "error": r["error"]}
+        for point_id, r, crash in results:
+            outcome[point_id] = (
+                {"status": r["status"], "error": r["error"]}
+                if crash is None
+                else {"status": "failed", "error": crash}
+            )
     records = [_record(sp, p, outcome[p.id]) for p in points]
     _write_manifest(out, sp, records)
     return SweepResult(out, sp, records, ran=len(tasks), skipped=len(done))
@@ -195,75 +198,7 @@ def _record(sp: SweepSpec, point: Point, outcome: dict[str, Any]) -> dict[str, A
     }
 
 
-# -- executors ------------------------------------------------------------------------------
-def _run_pool(tasks: list[PointTask], jobs: int, bar: Any) -> list[dict[str, Any]]:
-    """Run on local processes; points caught in a crashed pool are retried one per process."""
-    import multiprocessing
-
-    # spawn, not fork: the parent may hold polars' and the progress bar's threads.
-    ctx = multiprocessing.get_context("spawn")
-    results, crashed = [], []
-    with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx) as pool:
-        futures = {pool.submit(run_point, t): t for t in tasks}
-        for fut in as_completed(futures):
-            try:
-                results.append(fut.result())
-                bar.update(1)
-            except BrokenProcessPool:
-                crashed.append(futures[fut])
-    for task in crashed:  # isolate: one process per point, so only the culprit fails
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            try:
-                results.append(pool.submit(run_point, task).result())
-            except BrokenProcessPool:
-                results.append(
-                    {
-                        "id": task.point_id,
-                        "status": "failed",
-                        "error": "the worker process died (crash) while running this point",
-                    }
-                )
-        bar.update(1)
-    return results
-
-
-def _run_dask(
-    tasks: list[PointTask], scheduler: str | None, jobs: int | None, bar: Any
-) -> list[dict[str, Any]]:
-    try:
-        from dask.distributed import Client, LocalCluster
-        from dask.distributed import as_completed as dask_completed
-    except ImportError as exc:  # pragma: no cover - dask is a declared dependency
-        raise RuntimeError(
-            "Dask distributed is not installed: pip install 'dask[distributed]'"
-        ) from exc
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=jobs or os.cpu_count() or 1,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-    client = Client(cluster if cluster is not None else scheduler)
-    results = []
-    try:
-        futures = client.map(run_point, tasks, key=[f"xcc-point-{t.point_id}" for t in tasks])
-        by_key = {f.key: t for f, t in zip(futures, tasks)}
-        for fut in dask_completed(futures):
-            try:
-                results.append(fut.result())
-            except Exception as exc:  # a killed worker: Dask reports it per task
-                task = by_key[fut.key]
-                results.append({"id": task.point_id, "status": "failed", "error": _message(exc)})
-            bar.update(1)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-    return results
-
-
+# -- progress -------------------------------------------------------------------------------
 def _bar(total: int, name: str, progress: bool) -> Any:
     from tqdm import tqdm
 
