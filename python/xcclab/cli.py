@@ -1,14 +1,17 @@
 """The ``xcc`` command line.
 
-    xcc run SCENARIO --out DIR [--seed N] [--no-series]   simulate, write a run directory
+    xcc run SCENARIO --out DIR [--seed N] [--no-series] [--pcap a->b]
+                                                          simulate, write a run directory
     xcc validate SCENARIO                                 check a scenario file
     xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] | --list         reproduce a paper experiment
+    xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
+    xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -46,9 +49,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .results import run
 
     result = run(
-        args.scenario, seed=args.seed, out=args.out, progress=True, series=not args.no_series
+        args.scenario,
+        seed=args.seed,
+        out=args.out,
+        progress=True,
+        series=not args.no_series,
+        pcap=args.pcap,
     )
     print(result.summary())
+    if args.pcap is not None:
+        print(f"captured {len(result.pcap or [])} packets departing {args.pcap}")
     print(f"wrote {args.out}")
     return 0
 
@@ -101,8 +111,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.list:
         _print_experiments(reproduce.EXPERIMENTS)
         return 0
+    if args.all:
+        return _reproduce_all(args)
     if not args.id:
-        _err("reproduce: give an experiment ID (or --list)")
+        _err("reproduce: give an experiment ID (or --all, or --list)")
         return EXIT_BAD_INPUT
     try:
         experiment = reproduce.get(args.id)
@@ -114,6 +126,27 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     print(f"report: {report}")
     return 0
+
+
+def _reproduce_all(args: argparse.Namespace) -> int:
+    from .reproduce.index import reproduce_all
+
+    if args.id:
+        _err("reproduce: give an experiment ID or --all, not both")
+        return EXIT_BAD_INPUT
+    out = Path(args.out) if args.out else Path("results") / "reproduction"
+    done = reproduce_all(
+        out,
+        quick=args.quick,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        local_cluster=args.local_cluster,
+        log=lambda m: print(m, file=sys.stderr),
+    )
+    for row in done.failed:
+        _err(f"reproduce: {row.experiment.id} failed: {row.error}")
+    print(f"index: {done.index_md} and {done.index_html}")
+    return EXIT_RUN_FAILED if done.failed else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -160,6 +193,24 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plot_sweep(args: argparse.Namespace) -> int:
+    from .plot_sweep import plot_sweep
+
+    for path in plot_sweep(
+        args.dir,
+        args.metric,
+        args.x,
+        y=args.y,
+        hue=args.hue,
+        agg=args.agg,
+        where=args.where,
+        out=args.out,
+        formats=tuple(args.format or ["png", "svg"]),
+    ):
+        print(path)
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -179,6 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="no_series",
         action="store_true",
         help='skip the time-series tables (as [metrics] interval = "0s")',
+    )
+    p.add_argument(
+        "--pcap",
+        metavar="LINK",
+        help='capture the packets departing link direction LINK ("a->b") to DIR/capture.pcap',
     )
     p.set_defaults(func=cmd_run)
 
@@ -202,6 +258,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
     p.add_argument("--quick", action="store_true", help="short runs (for tests)")
     p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every implemented experiment in parallel, plus OUT/index.{md,html}"
+        " (default OUT: results/reproduction)",
+    )
+    p.add_argument("--jobs", type=int, metavar="N", help="with --all: worker processes")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="with --all: a Dask scheduler")
+    where.add_argument(
+        "--local-cluster", dest="local_cluster", action="store_true", help="with --all: Dask"
+    )
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("bench", help="measure simulator speed on benchmarks/*.toml")
@@ -231,6 +299,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", metavar="DIR", help="where to look for runs (.)")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("plot-sweep", help="plot a metric against swept parameters (CI over seeds)")
+    p.add_argument("dir", metavar="DIR", help="sweep directory written by `xcc sweep`")
+    p.add_argument("--metric", required=True, help="'jain' or TABLE.COLUMN, e.g. links.drops")
+    p.add_argument("--x", required=True, metavar="PARAM", help="swept parameter on the x axis")
+    p.add_argument("--y", metavar="PARAM", help="second parameter: draw a heatmap")
+    p.add_argument("--hue", metavar="PARAM", help="one line per value (default: every other)")
+    p.add_argument("--agg", default="mean", choices=["mean", "sum", "min", "max"])
+    p.add_argument(
+        "--where", metavar="SQL", help="filter the metric's rows, e.g. \"name = 'a->b'\""
+    )
+    p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
+    p.add_argument("--format", action="append", choices=["png", "svg", "pdf"])
+    p.set_defaults(func=cmd_plot_sweep)
     return parser
 
 
