@@ -233,8 +233,10 @@ def _footer(rows: list[Row]) -> str:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
     summary = ", ".join(f"{n} {v}" for v, n in counts.items())
     planned = sum(1 for e in EXPERIMENTS if e.status != "implemented")
+    noun = "experiment" if len(rows) == 1 else "experiments"
     return (
-        f"{len(rows)} experiments: {summary}. {planned} more are planned (`xcc reproduce --list`)."
+        f"{len(rows)} {noun}: {summary}. {planned} more are planned "
+        "(`xcc reproduce --list`). Regenerate with `xcc reproduce --all --out DIR`."
     )
 
 
