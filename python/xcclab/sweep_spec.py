@@ -11,7 +11,8 @@ A sweep spec is a small TOML file (format in ``docs/sweeps.md``)::
     "flow[0].transport.ecn" = [true, false]
 
 It expands into the Cartesian product grid x seeds, one :class:`Point` each. A point's id is a
-hash of the base scenario's *content*, its parameter values and its seed, so a rerun finds the
+hash of the base scenario's *content*, its parameter values, its seed and ``series`` (which
+changes what the run directory holds), so a rerun finds the
 points it already finished (resuming), and a changed base scenario or grid never reuses a stale
 result. Paths are checked against the base scenario before anything runs (an index past the end
 of ``[[link]]`` is an error naming the spec file); *values* are checked by the simulator when the
@@ -76,7 +77,9 @@ class SweepSpec:
             for seed in self.seeds:
                 params = tuple(zip(keys, combo))
                 digest = hashlib.sha256(
-                    _canonical({"base": base_hash, "params": params, "seed": seed}).encode()
+                    _canonical(
+                        {"base": base_hash, "params": params, "seed": seed, "series": self.series}
+                    ).encode()
                 ).hexdigest()[:12]
                 points.append(Point(len(points), params, seed, digest))
         self._points = points

@@ -159,3 +159,23 @@ series = false
 
     again = xcclab.sweep(spec, out, jobs=2, progress=False)
     assert (again.ran, again.skipped, len(again.failed)) == (3, 3, 2)
+
+
+@pytest.mark.native
+def test_scheduler_address_runs_on_an_existing_dask_cluster(tmp_path):
+    from dask.distributed import LocalCluster
+
+    import xcclab
+
+    spec = write_spec(
+        tmp_path,
+        f'scenario = "{DATA / "tiny.toml"}"\nseeds = [1, 2]\nseries = false\n'
+        '[grid]\n"link[2].delay" = ["2ms", "8ms"]\n',
+    )
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        result = xcclab.sweep(
+            spec, tmp_path / "out", scheduler=cluster.scheduler_address, progress=False
+        )
+    assert (result.ran, len(result.failed)) == (4, 0)
+    assert not xcclab.sweep(spec, tmp_path / "local", jobs=1, progress=False).failed
+    assert tables_of(tmp_path / "out")["flows"].equals(tables_of(tmp_path / "local")["flows"])
