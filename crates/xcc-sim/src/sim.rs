@@ -100,6 +100,8 @@ struct FlowRec {
     completed_at: Option<Time>,
     first_byte_at: Option<Time>,
     cbr_sent_bytes: u64,
+    /// Packets of this flow (data or ACKs) dropped or lost on any link.
+    drops: u64,
 }
 
 struct Generator {
@@ -450,7 +452,11 @@ impl Simulation {
     fn offer(&mut self, l: u32, idx: u32) {
         let link = &mut self.links[l as usize];
         match link.offer(self.now, idx, &mut self.arena) {
-            Offer::Dropped => self.free.push(idx),
+            Offer::Dropped => {
+                let f = self.arena[idx as usize].pkt.flow.0;
+                self.flows[f as usize].drops += 1;
+                self.free.push(idx);
+            }
             Offer::Queued { first } => {
                 if first {
                     let t = link.next_delivery().expect("just queued");
@@ -924,6 +930,7 @@ impl Simulation {
                 .i64("bytes_delivered", rec.delivered as i64)
                 .f64("goodput_bps", if active > 0.0 { rec.delivered as f64 * 8.0 / active } else { f64::NAN })
                 .f64("fct_s", rec.completed_at.map_or(f64::NAN, |t| (t - rec.start).as_secs_f64()))
+                .i64("packets_dropped", rec.drops as i64)
                 .i64("retransmits", snd.retransmits as i64)
                 .i64("timeouts", snd.timeouts as i64)
                 .i64("fast_recoveries", snd.fast_recoveries as i64)
@@ -1043,6 +1050,7 @@ impl FlowRec {
             completed_at: None,
             first_byte_at: None,
             cbr_sent_bytes: 0,
+            drops: 0,
         }
     }
 }
