@@ -185,6 +185,7 @@ impl SimLink {
         self.departure_hooks = true;
     }
 
+    /// True between `start_capture` and `take_capture`.
     pub fn is_capturing(&self) -> bool {
         self.capture.is_some()
     }
