@@ -119,3 +119,22 @@ def test_tshark_decodes_the_fields_with_the_dissector(captured):
         assert got["xcclab.payload"] == str(payload) and got["xcclab.ts_val"] == str(ts_val)
         assert (got["xcclab.cc.proto"], got["xcclab.cc.len"]) == ("0", "0")
     assert {r[0] for r in rows} >= {"10.0.0.1", "10.0.0.2"}  # both senders cross r1->r2
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("queue", ["droptail", "red"])
+def test_capturing_does_not_change_the_run(queue):
+    """The capture only observes: same tables with and without it, for a passive discipline
+    (DropTail) and one whose dequeue hook shares the departure branch with the capture (RED)."""
+    import xcclab
+    from xcclab.scenario import _toml_loads
+
+    data = _toml_loads((DATA / "tiny.toml").read_text())
+    if queue == "red":
+        data["link"][2]["queue"] = {"kind": "red", "min_th": "5pkt", "max_th": "15pkt"}
+    plain = xcclab.run(data)
+    captured = xcclab.run(data, pcap="r1->r2")
+    for name, table in plain.tables.items():
+        assert table.equals(captured.tables[name]), name
+    assert len(captured.pcap) == captured.link("r1->r2")["packets_out"]
+    assert plain.pcap is None
