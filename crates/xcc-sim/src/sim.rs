@@ -206,7 +206,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, l)| {
                 let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64));
-                SimLink::new(
+                let mut link = SimLink::new(
                     l.from,
                     l.to,
                     l.rate_bps,
@@ -216,7 +216,9 @@ impl Simulation {
                     l.loss,
                     algo,
                     component_rng(seed, kind::LINK_LOSS, i as u64),
-                )
+                );
+                link.jitter_ns = l.jitter_ns.min(u32::MAX as u64) as u32;
+                link
             })
             .collect();
         let link_from: Vec<u32> = scenario.links.iter().map(|l| l.from).collect();

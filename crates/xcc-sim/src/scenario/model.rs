@@ -82,6 +82,9 @@ pub struct Link {
     pub queue: Queue,
     /// Probability that a packet is lost on this link (random-loss model checks).
     pub loss: f64,
+    /// Each packet's propagation delay is `delay_ns` plus a uniform draw in [0, jitter_ns],
+    /// never overtaking the packet before it (breaks deterministic phase effects).
+    pub jitter_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -192,7 +192,8 @@ impl<'a> Resolver<'a> {
             return Err(self.err(&format!("{path}.between"), "a link joins two different nodes"));
         }
         let rev = l.reverse.unwrap_or_default();
-        let fwd = self.direction(path, a, b, &l.rate, &l.delay, &l.buffer, l.queue.as_ref(), l.loss)?;
+        let fwd =
+            self.direction(path, a, b, &l.rate, &l.delay, &l.buffer, l.queue.as_ref(), l.loss, l.jitter.as_deref())?;
         let rpath = format!("{path}.reverse");
         let back = self.direction(
             &rpath,
@@ -203,6 +204,7 @@ impl<'a> Resolver<'a> {
             rev.buffer.as_ref().unwrap_or(&l.buffer),
             rev.queue.as_ref().or(l.queue.as_ref()),
             rev.loss.or(l.loss),
+            rev.jitter.as_deref().or(l.jitter.as_deref()),
         )?;
         links.push(fwd);
         links.push(back);
@@ -220,6 +222,7 @@ impl<'a> Resolver<'a> {
         buffer: &str,
         queue: Option<&Value>,
         loss: Option<f64>,
+        jitter: Option<&str>,
     ) -> Result<Link, ScenarioError> {
         let rate_bps = parse_rate_bps(rate).map_err(|m| self.err(&format!("{path}.rate"), m))?;
         if rate_bps == 0 {
@@ -243,7 +246,16 @@ impl<'a> Resolver<'a> {
             return Err(self.err(&format!("{path}.loss"), format!("{loss}: expected a probability in [0, 1)")));
         }
         let name = format!("{}->{}", self.nodes[from as usize].name, self.nodes[to as usize].name);
-        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss })
+        let jitter_ns = match jitter {
+            None => 0,
+            Some(s) => match self.time(&format!("{path}.jitter"), s)? {
+                j if j > 1_000_000_000 => {
+                    return Err(self.err(&format!("{path}.jitter"), format!("'{s}': expected at most 1 s")))
+                }
+                j => j,
+            },
+        };
+        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss, jitter_ns })
     }
 
     fn queue(&self, path: &str, q: Option<&Value>) -> Result<Queue, ScenarioError> {

@@ -44,6 +44,8 @@ pub struct LinkSpec {
     pub buffer: String,
     pub queue: Option<Value>,
     pub loss: Option<f64>,
+    /// Random extra propagation delay per packet, uniform in [0, jitter], order kept.
+    pub jitter: Option<String>,
     pub reverse: Option<LinkDirSpec>,
 }
 
@@ -56,6 +58,7 @@ pub struct LinkDirSpec {
     pub buffer: Option<String>,
     pub queue: Option<Value>,
     pub loss: Option<f64>,
+    pub jitter: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
