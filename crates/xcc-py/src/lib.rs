@@ -109,8 +109,38 @@ fn run(
     Ok(d.into_any().unbind())
 }
 
+/// The max-min fair allocation (exact water-filling): returns {"rate", "bottleneck", "load"};
+/// `bottleneck` holds the limiting link's index, -1 for a demand cap, -2 for no constraint.
+#[pyfunction]
+#[pyo3(signature = (capacity, paths, demand = None))]
+fn max_min_fair(
+    py: Python<'_>,
+    capacity: Vec<f64>,
+    paths: Vec<Vec<u32>>,
+    demand: Option<Vec<f64>>,
+) -> PyResult<PyObject> {
+    use xcc_core::analysis::{max_min_fair, Bottleneck, MaxMinProblem};
+    let problem = MaxMinProblem { capacity, paths, demand: demand.unwrap_or_default() };
+    let a = py.allow_threads(|| max_min_fair(&problem)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("rate", a.rate)?;
+    let codes: Vec<i64> = a
+        .bottleneck
+        .iter()
+        .map(|b| match b {
+            Bottleneck::Link(l) => *l as i64,
+            Bottleneck::Demand => -1,
+            Bottleneck::Unconstrained => -2,
+        })
+        .collect();
+    d.set_item("bottleneck", codes)?;
+    d.set_item("load", a.load)?;
+    Ok(d.into_any().unbind())
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
