@@ -4,7 +4,7 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use xcc_sim::output::{Column, Table};
 use xcc_sim::{Format, RunError};
@@ -50,9 +50,12 @@ fn validate(text: &str, source: &str, format: &str) -> PyResult<String> {
     serde_json::to_string(&s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Runs a scenario; returns {"resolved", "seed", "stats", "tables"}.
+/// Runs a scenario; returns {"resolved", "seed", "stats", "tables"}, and with
+/// `pcap_link="a->b"` also "pcap": the packets departing that link direction as a list of
+/// (time_ns, header bytes, original length) (see xcc_sim::capture for the encoding).
 #[pyfunction]
-#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None))]
+#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None, pcap_link = None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     text: &str,
@@ -61,6 +64,7 @@ fn run(
     seed: Option<u64>,
     metrics: bool,
     progress: Option<PyObject>,
+    pcap_link: Option<&str>,
 ) -> PyResult<PyObject> {
     let fmt = format_of(format)?;
     let mut callback_error: Option<PyErr> = None;
@@ -71,7 +75,7 @@ fn run(
             }
         }
     };
-    let result = xcc_sim::run_text(text, source, fmt, seed, metrics, Some(&mut report));
+    let result = xcc_sim::run_text_capturing(text, source, fmt, seed, metrics, pcap_link, Some(&mut report));
     if let Some(e) = callback_error {
         return Err(e);
     }
@@ -95,6 +99,13 @@ fn run(
     tables.set_item("links", table_to_dict(py, &out.links)?)?;
     tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
     d.set_item("tables", tables)?;
+    if let Some(packets) = &out.capture {
+        let list = PyList::empty(py);
+        for c in packets {
+            list.append((c.time.as_ns(), PyBytes::new(py, &c.bytes), c.orig_len))?;
+        }
+        d.set_item("pcap", list)?;
+    }
     Ok(d.into_any().unbind())
 }
 

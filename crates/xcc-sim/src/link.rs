@@ -75,6 +75,12 @@ pub struct SimLink {
     pub jitter_ns: u32,
     pub algo: AnyLinkAlgorithm,
     wants_dequeue: bool,
+    /// Something must see each departure (the algorithm's `on_dequeue`, or a capture): one
+    /// flag, so a link with neither pays a single predictable branch per departure, as before
+    /// captures existed.
+    departure_hooks: bool,
+    /// Copies of the departing packets with their transmission start, when capturing.
+    capture: Option<Vec<(Time, Packet)>>,
     /// The algorithm always queues and never looks at the queue (DropTail): skip building the
     /// queue view for it.
     passive: bool,
@@ -130,6 +136,8 @@ impl SimLink {
             jitter_ns: 0,
             algo,
             wants_dequeue,
+            departure_hooks: wants_dequeue,
+            capture: None,
             passive,
             pipe: VecDeque::with_capacity(64),
             started: 0,
@@ -160,9 +168,36 @@ impl SimLink {
         if e.is_data {
             self.stats.data_bytes_out += e.bytes as u64;
         }
+        if self.departure_hooks {
+            self.on_departure_hooks(e, arena);
+        }
+    }
+
+    /// The algorithm's dequeue hook, then the capture (so it records the stamped packet).
+    #[inline]
+    fn on_departure_hooks(&mut self, e: PipeEntry, arena: &mut [SimPacket]) {
         if self.wants_dequeue {
             self.algo.on_dequeue(e.start, &mut arena[e.pkt as usize].pkt, self.waiting_bytes);
         }
+        if let Some(c) = self.capture.as_mut() {
+            c.push((e.start, arena[e.pkt as usize].pkt));
+        }
+    }
+
+    /// Starts recording every packet whose transmission starts on this link (see `capture`).
+    pub fn start_capture(&mut self) {
+        self.capture.get_or_insert_with(Vec::new);
+        self.departure_hooks = true;
+    }
+
+    /// True between `start_capture` and `take_capture`.
+    pub fn is_capturing(&self) -> bool {
+        self.capture.is_some()
+    }
+
+    /// The packets recorded since `start_capture`, in departure order (empty if none).
+    pub fn take_capture(&mut self) -> Vec<(Time, Packet)> {
+        self.capture.take().unwrap_or_default()
     }
 
     /// Reports, in order, every transmission that starts at or before `t`.

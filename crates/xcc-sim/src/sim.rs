@@ -11,6 +11,7 @@ use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderSta
 use xcc_core::wire::{Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
+use crate::capture::{self, CapturedPacket};
 use crate::engine::{Event, EventQueue};
 use crate::link::{Offer, SimLink, SimPacket};
 use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
@@ -389,6 +390,25 @@ impl Simulation {
 
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
+    }
+
+    /// Records the packets departing link direction `name` (`"a->b"`) for
+    /// `RunOutput::capture`. Costs nothing on the other links.
+    pub fn capture_link(&mut self, name: &str) -> Result<(), ScenarioError> {
+        match self.scenario.links.iter().position(|l| l.name == name) {
+            Some(i) => {
+                self.links[i].start_capture();
+                Ok(())
+            }
+            None => {
+                let known: Vec<&str> = self.scenario.links.iter().map(|l| l.name.as_str()).collect();
+                Err(ScenarioError {
+                    source: String::new(),
+                    path: "pcap".into(),
+                    message: format!("no link direction {name:?}; expected one of {}", known.join(", ")),
+                })
+            }
+        }
     }
 
     /// Runs to the scenario's duration. `progress` gets the simulated fraction now and then.
@@ -915,7 +935,8 @@ impl Simulation {
 
     // ---- summaries -----------------------------------------------------------------------
 
-    fn into_output(self, stats: RunStats) -> RunOutput {
+    fn into_output(mut self, stats: RunStats) -> RunOutput {
+        let capture = self.take_capture();
         let end = self.end;
         let name = |n: u32| self.scenario.nodes[n as usize].name.as_str();
         let mut flows = TableBuilder::default();
@@ -1011,7 +1032,23 @@ impl Simulation {
             flows: flows.finish(),
             links: links.finish(),
             transactions: txns.finish(),
+            capture,
         }
+    }
+
+    /// The packets of the capturing links, encoded (`capture::encode`); `None` if none captured.
+    fn take_capture(&mut self) -> Option<Vec<CapturedPacket>> {
+        let mut out: Option<Vec<CapturedPacket>> = None;
+        for link in self.links.iter_mut().filter(|l| l.is_capturing()) {
+            let v = out.get_or_insert_with(Vec::new);
+            for (t, pkt) in link.take_capture() {
+                let f = &self.flows[pkt.flow.0 as usize];
+                let mut c = capture::encode(&pkt, f.src, f.dst, v.len() as u16);
+                c.time = t;
+                v.push(c);
+            }
+        }
+        out
     }
 }
 
