@@ -138,3 +138,38 @@ def test_capturing_does_not_change_the_run(queue):
         assert table.equals(captured.tables[name]), name
     assert len(captured.pcap) == captured.link("r1->r2")["packets_out"]
     assert plain.pcap is None
+
+
+@pytest.mark.native
+def test_tshark_decodes_maxnet_prices(tmp_path):
+    """A MaxNet run's capture: every packet carries the 8-byte shim (42, 6, echo, price); the
+    dissector's decoded prices equal the fixed-point value of the raw words."""
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed")
+    out = tmp_path / "run"
+    assert main(["run", str(DATA / "maxnet-tiny.toml"), "--out", str(out), "--pcap", "r1->r2"]) == 0
+    fields = [
+        "xcclab.kind",
+        "xcclab.cc.proto",
+        "xcclab.cc.len",
+        "xcclab.maxnet.price",
+        "xcclab.maxnet.price_s",
+    ]
+    cmd = ["tshark", "-n", "-X", f"lua_script:{DISSECTOR}", "-r", str(out / "capture.pcap")]
+    cmd += ["-T", "fields", "-E", "separator=,"]
+    for name in fields:
+        cmd += ["-e", name]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = [dict(zip(fields, line.split(","))) for line in proc.stdout.splitlines()]
+    data = [r for r in rows if r["xcclab.kind"] == "0"]
+    assert data and all((r["xcclab.cc.proto"], r["xcclab.cc.len"]) == ("42", "6") for r in data)
+    stamped = 0
+    for r in data:
+        raw = int(r["xcclab.maxnet.price"], 16)
+        seconds = (raw & 0x7FFFFF) / 2**18
+        assert abs(float(r["xcclab.maxnet.price_s"]) - seconds) < 1e-9
+        stamped += seconds > 0
+    # r1->r2 is the first MaxNet router on the path: it has stamped its price on every data
+    # packet that is not the MaxStart probe (the probe carries a spare capacity instead).
+    assert stamped >= len(data) - 1

@@ -44,12 +44,36 @@ f.sack_end = ProtoField.uint32("xcclab.sack.end", "SACK end", base.DEC)
 f.cc_proto = ProtoField.uint8("xcclab.cc.proto", "Congestion protocol", base.DEC)
 f.cc_len = ProtoField.uint8("xcclab.cc.len", "Congestion body length", base.DEC)
 f.cc_body = ProtoField.bytes("xcclab.cc.body", "Congestion body")
+-- MaxNet (seed 000 Fig. 4): two 24-bit words; top bit set = MaxStart value; the other 23 bits
+-- are a price in seconds with 18 fraction bits (xcc_core::wire::maxnet).
+f.maxnet_echo = ProtoField.uint24("xcclab.maxnet.echo", "MaxNet echo", base.HEX)
+f.maxnet_price = ProtoField.uint24("xcclab.maxnet.price", "MaxNet price", base.HEX)
+f.maxnet_echo_s = ProtoField.double("xcclab.maxnet.echo_s", "Echoed price (s)")
+f.maxnet_price_s = ProtoField.double("xcclab.maxnet.price_s", "Price (s)")
+f.maxnet_maxstart = ProtoField.bool("xcclab.maxnet.maxstart", "MaxStart value")
+
+local function maxnet_word(b, t, raw_field, seconds_field)
+    local v = b:uint()
+    local item = t:add(raw_field, b)
+    local flagged = v >= 0x800000
+    local seconds = (v % 0x800000) / 262144
+    item:add(f.maxnet_maxstart, b, flagged)
+    item:add(seconds_field, b, seconds)
+    item:append_text(string.format(flagged and " (MaxStart, price-equivalent %.6f s)" or " (%.6f s)", seconds))
+end
 
 -- Congestion-header bodies, one entry per protocol number. Each entry: name, body length
 -- (nil: any), and dissect(buffer_of_body, tree) adding its fields (declared in `f` above).
 local CC_BODIES = {
     [0] = { name = "none", len = 0, dissect = function(_, _) end },
-    -- [1] = { name = "maxnet", len = 4, dissect = function(b, t) t:add(f.maxnet_price, b(0, 4)) end },
+    [42] = {
+        name = "maxnet",
+        len = 6,
+        dissect = function(b, t)
+            maxnet_word(b(0, 3), t, f.maxnet_echo, f.maxnet_echo_s)
+            maxnet_word(b(3, 3), t, f.maxnet_price, f.maxnet_price_s)
+        end,
+    },
 }
 
 local function cc_name(p)
