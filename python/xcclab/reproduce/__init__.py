@@ -35,7 +35,9 @@ _P = "planned"
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("maxnet-two-link", "MaxNet multi-flow, multi-link (Figs 5-8)", "000", _P),
-    Experiment("maxnet-cbr", "MaxNet with CBR cross traffic (Fig. 9)", "000", _P),
+    Experiment(
+        "maxnet-cbr", "MaxNet with CBR cross traffic (Fig. 9)", "000", "implemented", "maxnet_cbr"
+    ),
     Experiment("rcp-instability-1", "RCP's unstable network, N=1 (Figs 12-16)", "000", _P),
     Experiment("rcp-instability-9", "RCP's unstable network, N=9 (Figs 12-16)", "000", _P),
     Experiment("rcp-instability-49", "RCP's unstable network, N=49 (Figs 12-16)", "000", _P),
