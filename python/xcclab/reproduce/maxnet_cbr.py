@@ -80,7 +80,7 @@ def measure(result: Any, scale: float) -> dict[str, Any]:
         sel = (t > a) & (t <= b)
         return float(util[sel].mean())
 
-    settle = 3.0 * scale  # leave the transients out of the steady-state means
+    settle = min(3.0, (stop - start) / 2)  # leave the transients out of the steady-state means
     before = mean_between(settle, start)
     during = mean_between(start + settle, stop)
     after = mean_between(stop + settle, end)
