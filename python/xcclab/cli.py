@@ -193,6 +193,15 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    from .price_encoding import format_encoding, price_encoding
+
+    if args.what == "price-encoding":
+        enc = price_encoding(args.x_max, args.x_min, args.t, args.epsilon)
+        print(format_encoding(enc))
+    return 0
+
+
 def cmd_plot_sweep(args: argparse.Namespace) -> int:
     from .plot_sweep import plot_sweep
 
@@ -299,6 +308,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--root", default=".", metavar="DIR", help="where to look for runs (.)")
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("analyze", help="analysis tools: MaxNet's price encoding")
+    p.add_argument("what", choices=["price-encoding"], help="which analysis")
+    p.add_argument("--x-max", type=float, default=1e15, help="largest rate, bit/s (1e15)")
+    p.add_argument("--x-min", type=float, default=32.0, help="smallest rate, bit/s (32)")
+    p.add_argument("--t", type=float, default=0.4, help="demand scale T, seconds (0.4)")
+    p.add_argument("--epsilon", type=float, default=1e-5, help="relative rate precision (1e-5)")
+    p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser("plot-sweep", help="plot a metric against swept parameters (CI over seeds)")
     p.add_argument("dir", metavar="DIR", help="sweep directory written by `xcc sweep`")

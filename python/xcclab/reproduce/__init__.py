@@ -42,7 +42,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("rcp-instability-9", "RCP's unstable network, N=9 (Figs 12-16)", "000", _P),
     Experiment("rcp-instability-49", "RCP's unstable network, N=49 (Figs 12-16)", "000", _P),
     Experiment("maxnet-stability", "MaxNet parameter design (Sec. VIII, Alg. 3)", "000", _P),
-    Experiment("maxnet-encoding", "MaxNet price encoding (Sec. V)", "000", _P),
+    Experiment(
+        "maxnet-encoding", "MaxNet price encoding (Sec. V)", "000", "implemented", "maxnet_encoding"
+    ),
     Experiment("mice-http-50", "MaxNet vs Reno/RED with 50 HTTP mice", "001", _P),
     Experiment("mice-http-200", "MaxNet vs Reno/RED with 200 HTTP mice", "001", _P),
     Experiment("mice-queue-100M", "Transient queue at 100 Mbps (Figs 8, 9)", "001", _P),
