@@ -34,7 +34,13 @@ class Experiment:
 _P = "planned"
 
 EXPERIMENTS: tuple[Experiment, ...] = (
-    Experiment("maxnet-two-link", "MaxNet multi-flow, multi-link (Figs 5-8)", "000", _P),
+    Experiment(
+        "maxnet-two-link",
+        "MaxNet multi-flow, multi-link (Figs 5-8)",
+        "000",
+        "implemented",
+        "maxnet_two_link",
+    ),
     Experiment(
         "maxnet-cbr", "MaxNet with CBR cross traffic (Fig. 9)", "000", "implemented", "maxnet_cbr"
     ),
