@@ -199,3 +199,76 @@ interval = "500ms"
         assert!((got / want - 1.0).abs() < 0.03, "flow {f}: {got:.0} vs max-min {want:.0}");
     }
 }
+
+/// MaxStart (seed 000 IV-B; protocols.md 1.7 P8): when flow N+1 joins N flows in equilibrium
+/// it starts at the spare capacity and ramps to the price rate mu C / N in about two RTTs, so
+/// the sources' aggregate target rate peaks at no more than (1 + 1/N) mu C (overload
+/// ((1 + 1/N) mu - 1) C). N = 3, mu = 0.9, RTT 20 ms; tolerances: 5 % on the bound, the ramp
+/// within 4 RTTs (one to learn the spare capacity, two to ramp, one of slack).
+#[test]
+fn maxstart_joins_within_the_overload_bound_in_about_two_rtts() {
+    let text = r#"name = "join"
+duration = "14s"
+[[host]]
+name = "s{i}"
+count = 4
+[[host]]
+name = "d"
+[[router]]
+name = "r{i}"
+count = 2
+[[link]]
+between = ["s{i}", "r1"]
+count = 4
+rate = "1Gbps"
+buffer = "unlimited"
+[[link]]
+between = ["r1", "r2"]
+rate = "100Mbps"
+delay = "10ms"
+buffer = "unlimited"
+queue = { kind = "maxnet", mu = 0.9 }
+[[link]]
+between = ["r2", "d"]
+rate = "1Gbps"
+buffer = "unlimited"
+[[flow]]
+name = "f{i}"
+count = 3
+src = "s{i}"
+dst = "d"
+cc = "maxnet"
+[[flow]]
+name = "late"
+src = "s4"
+dst = "d"
+cc = "maxnet"
+start = "10s"
+[metrics]
+interval = "5ms"
+"#;
+    let out = run(text);
+    let t = out.flow_series.f64("time_s");
+    let id = out.flow_series.i64("flow_id");
+    let cwnd = out.flow_series.i64("cwnd_bytes");
+    // Window rate: cwnd over the base RTT (20 ms of propagation plus serialisation).
+    let tau = 0.0202;
+    let mut by_time: std::collections::BTreeMap<u64, f64> = std::collections::BTreeMap::new();
+    let mut late_first_above = None;
+    let per_flow = 0.9 * 100e6 * PAYLOAD / 3.0;
+    for k in 0..t.len() {
+        if t[k] <= 10.0 {
+            continue;
+        }
+        let rate = cwnd[k] as f64 * 8.0 / tau;
+        *by_time.entry((t[k] * 1e3).round() as u64).or_default() += rate;
+        if id[k] == 3 && late_first_above.is_none() && rate >= 0.9 * per_flow {
+            late_first_above = Some(t[k] - 10.0);
+        }
+    }
+    let peak = by_time.values().cloned().fold(0.0, f64::max);
+    let bound = (1.0 + 1.0 / 3.0) * 0.9 * 100e6 * PAYLOAD;
+    assert!(peak <= 1.05 * bound, "aggregate target {peak:.0} above (1 + 1/N) mu C = {bound:.0}");
+    let rise = late_first_above.expect("the new flow reached the price rate");
+    assert!(rise <= 4.0 * tau, "MaxStart took {rise} s (RTT {tau} s)");
+}

@@ -305,6 +305,67 @@ mod tests {
         assert!(matches!(max_min_fair(&p), Err(MaxMinError::DemandLength { .. })));
     }
 
+    /// Brute force: naive progressive filling (raise every unfrozen flow by a small step until
+    /// a link or a cap is hit, freeze, repeat) on random small networks agrees with the oracle
+    /// to within the step.
+    #[test]
+    fn random_instances_match_brute_force_filling() {
+        use crate::rng::{component_rng, uniform01};
+        let mut rng = component_rng(11, 0, 0);
+        for _ in 0..100 {
+            let nl = 1 + (uniform01(&mut rng) * 4.0) as usize;
+            let nf = 1 + (uniform01(&mut rng) * 5.0) as usize;
+            let capacity: Vec<f64> = (0..nl).map(|_| (1.0 + uniform01(&mut rng) * 9.0).round()).collect();
+            let paths: Vec<Vec<u32>> = (0..nf)
+                .map(|_| {
+                    let mut p: Vec<u32> = (0..nl as u32).filter(|_| uniform01(&mut rng) < 0.5).collect();
+                    if p.is_empty() {
+                        p.push(0);
+                    }
+                    p
+                })
+                .collect();
+            let demand: Vec<f64> = (0..nf)
+                .map(|_| if uniform01(&mut rng) < 0.3 { (uniform01(&mut rng) * 5.0).round() } else { f64::INFINITY })
+                .collect();
+            let step = 1e-3;
+            let mut rate = vec![0.0; nf];
+            let mut frozen = vec![false; nf];
+            while frozen.iter().any(|f| !f) {
+                for f in 0..nf {
+                    if !frozen[f] {
+                        rate[f] += step;
+                    }
+                }
+                for f in 0..nf {
+                    if !frozen[f] && rate[f] >= demand[f] {
+                        frozen[f] = true;
+                    }
+                }
+                for l in 0..nl as u32 {
+                    let load: f64 = (0..nf).filter(|&f| paths[f].contains(&l)).map(|f| rate[f]).sum();
+                    if load >= capacity[l as usize] - 1e-12 {
+                        for f in 0..nf {
+                            if paths[f].contains(&l) {
+                                frozen[f] = true;
+                            }
+                        }
+                    }
+                }
+            }
+            let p = MaxMinProblem { capacity, paths, demand };
+            let a = max_min_fair(&p).unwrap();
+            for f in 0..nf {
+                assert!(
+                    (a.rate[f] - rate[f]).abs() <= 10.0 * step,
+                    "flow {f}: {} vs brute force {}",
+                    a.rate[f],
+                    rate[f]
+                );
+            }
+        }
+    }
+
     /// The defining property on random instances: feasible (no link over capacity), and every
     /// flow not capped by its demand crosses a saturated link on which no flow gets more
     /// (Bertsekas and Gallager's bottleneck characterisation).
