@@ -179,7 +179,7 @@ def _figures(tmp: Path, result: Any) -> list[str]:
 
     plt = _pyplot()
     fs = result.flow_series.sort("time_s")
-    fig, (ax_r, ax_q) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    fig, (ax_r, ax_q, ax_p) = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
     for fid, name in zip(result.flows["flow_id"].to_list(), result.flows["name"].to_list()):
         sub = fs.filter(pl.col("flow_id") == fid)
         # 1 s averages, as the paper's Fig. 7.
@@ -196,14 +196,17 @@ def _figures(tmp: Path, result: Any) -> list[str]:
         row = result.link(link)
         ls = result.link_series.filter(pl.col("link_id") == row["link_id"]).sort("time_s")
         ax_q.plot(ls["time_s"].to_numpy(), ls["queue_bytes"].to_numpy() / 1e6, lw=0.7, label=link)
+        ax_p.plot(ls["time_s"].to_numpy(), ls["gauge"].to_numpy(), lw=0.7, label=link)
     ax_q.set_ylabel("queue (MB)")
-    ax_q.set_xlabel("time (s)")
     ax_q.legend(fontsize=8)
-    for ax in (ax_r, ax_q):
+    ax_p.set_ylabel("price (s)")
+    ax_p.set_xlabel("time (s)")
+    ax_p.legend(fontsize=8)
+    for ax in (ax_r, ax_q, ax_p):
         ax.grid(True, lw=0.3)
     fig.suptitle("maxnet-two-link: L1 622 Mbit/s (29 ms), L2 400 Mbit/s (150 ms), mu = 0.9")
     fig.tight_layout()
-    written = [p.name for p in save_figure(fig, tmp, "rates-and-queues")]
+    written = [p.name for p in save_figure(fig, tmp, "rates-queues-prices")]
     plt.close(fig)
     return written
 

@@ -355,13 +355,8 @@ mod tests {
             }
             let p = MaxMinProblem { capacity, paths, demand };
             let a = max_min_fair(&p).unwrap();
-            for f in 0..nf {
-                assert!(
-                    (a.rate[f] - rate[f]).abs() <= 10.0 * step,
-                    "flow {f}: {} vs brute force {}",
-                    a.rate[f],
-                    rate[f]
-                );
+            for (f, (got, brute)) in a.rate.iter().zip(&rate).enumerate() {
+                assert!((got - brute).abs() <= 10.0 * step, "flow {f}: {got} vs brute force {brute}");
             }
         }
     }
