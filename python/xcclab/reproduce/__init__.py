@@ -51,9 +51,23 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment(
         "maxnet-encoding", "MaxNet price encoding (Sec. V)", "000", "implemented", "maxnet_encoding"
     ),
-    Experiment("mice-http-50", "MaxNet vs Reno/RED with 50 HTTP mice", "001", _P),
-    Experiment("mice-http-200", "MaxNet vs Reno/RED with 200 HTTP mice", "001", _P),
-    Experiment("mice-queue-100M", "Transient queue at 100 Mbps (Figs 8, 9)", "001", _P),
+    Experiment(
+        "mice-http-50", "MaxNet vs Reno/RED with 50 HTTP mice", "001", "implemented", "mice_http_50"
+    ),
+    Experiment(
+        "mice-http-200",
+        "MaxNet vs Reno/RED with 200 HTTP mice",
+        "001",
+        "implemented",
+        "mice_http_200",
+    ),
+    Experiment(
+        "mice-queue-100M",
+        "Transient queue at 100 Mbps (Figs 8, 9)",
+        "001",
+        "implemented",
+        "mice_queue_100m",
+    ),
     Experiment("xcc-dumbbell-3", "XCP/JetMax/RCP/PIQI-RCP: single bottleneck", "002", _P),
     Experiment("xcc-rtt-fairness", "RTT unfairness, 30 ms vs 200 ms", "002", _P),
     Experiment("xcp-maxmin-gap", "XCP is not max-min fair", "002", _P),

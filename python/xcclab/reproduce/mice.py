@@ -1,0 +1,286 @@
+"""MaxNet against TCP Reno over RED with mice traffic (seed 001): ``mice-http-50``,
+``mice-http-200`` and ``mice-queue-100M`` share this module.
+
+Dumbbell: the FTP source and the HTTP server on the left behind router R1, whose output link
+is the bottleneck (10 Mbit/s; 100 Mbit/s for mice-queue-100M), router R2, the receivers on the
+right; RTT 20 ms (1 ms access links, 8 ms bottleneck each way). One long-lived bulk (FTP) flow
+from 0 to 60 s. From 20 s, K HTTP transactions (our choice: spread uniformly over 20-40 s):
+each sends a 62 B request right to left and gets a 4 KB response left to right, across the
+bottleneck like the FTP data. Response time = first byte of the request sent to first byte of
+the response received (seed 001's definition).
+
+Stacks: MaxNet (mu = 0.95, seed 000's source, MaxStart); NewReno over RED (w_q 0.002, min_th 30,
+max_th 90 packets, max_p 0.1, classic, drop); the same with ECN marking. Buffers: 300 packets
+(our choice; seed 001 does not say) for every stack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..scenario import Scenario
+from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+
+STACKS = ("maxnet", "reno-red", "reno-red-ecn")
+RED = {"kind": "red", "w_q": 0.002, "min_th": "30pkt", "max_th": "90pkt", "max_p": 0.1}
+BUFFER_PKT = 300
+T_F_S = 60.0
+WITHIN_S = 0.135
+# Seed 001: with K = 200 every MaxNet response arrived within 135 ms, about 30 % of Reno/RED's.
+PAPER_SHARE_200 = {"maxnet": 1.0, "reno-red": 0.30}
+
+
+def scenario(stack: str, k: int, rate: str = "10Mbps", scale: float = 1.0) -> Scenario:
+    """One run: ``stack`` in STACKS, ``k`` transactions, bottleneck ``rate``."""
+    sc = Scenario(f"mice-{stack}-k{k}", duration=f"{T_F_S * scale:g}s", seed=1)
+    for h in ("ftp", "web", "sink", "client"):
+        sc.add_host(h)
+    sc.add_router("r1").add_router("r2")
+    if stack == "maxnet":
+        queue: Any = {"kind": "maxnet", "mu": 0.95}
+        cc: Any = "maxnet"
+        transport: dict[str, Any] = {}
+    else:
+        queue = dict(RED, action="mark") if stack.endswith("ecn") else dict(RED)
+        cc = "newreno"
+        transport = {"ecn": stack.endswith("ecn"), "sack": False}
+    for h in ("ftp", "web"):
+        sc.add_link(h, "r1", rate="1Gbps", delay="1ms", buffer="unlimited")
+    sc.add_link("r1", "r2", rate=rate, delay="8ms", buffer=BUFFER_PKT, queue=queue)
+    for h in ("sink", "client"):
+        sc.add_link("r2", h, rate="1Gbps", delay="1ms", buffer="unlimited")
+    sc.add_flow(
+        "ftp", src="ftp", dst="sink", cc=cc, transport=transport, stop=f"{T_F_S * scale:g}s"
+    )
+    sc.add_transactions(
+        "http",
+        client="client",
+        server="web",
+        count=k,
+        request="62B",
+        response="4KB",
+        start=f"{20 * scale:g}s",
+        stop=f"{40 * scale:g}s",
+        cc=cc,
+        transport=transport,
+    )
+    sc.metrics(interval="100ms")
+    return sc
+
+
+def measure(result: Any, scale: float) -> dict[str, Any]:
+    import numpy as np
+    import polars as pl
+
+    rt = result.transactions["response_time_s"].to_numpy()
+    done = rt[np.isfinite(rt)]
+    ftp_id = result.flows.filter(pl.col("name") == "ftp")["flow_id"][0]
+    fs = result.flow_series.filter(pl.col("flow_id") == ftp_id)
+    link = result.link("r1->r2")
+    ls = result.link_series.filter(pl.col("link_id") == link["link_id"])
+
+    def mean(df: Any, col: str, a: float, b: float) -> float:
+        sel = df.filter((pl.col("time_s") > a * scale) & (pl.col("time_s") <= b * scale))
+        return float(sel[col].mean())
+
+    return {
+        "transactions": int(len(rt)),
+        "completed": int(len(done)),
+        "share_within_135ms": float((rt <= WITHIN_S).sum() / len(rt)) if len(rt) else float("nan"),
+        "median_response_s": float(np.median(done)) if len(done) else float("nan"),
+        "p95_response_s": float(np.percentile(done, 95)) if len(done) else float("nan"),
+        "elephant_before_bps": mean(fs, "rate_bps", 5, 20),
+        "elephant_during_bps": mean(fs, "rate_bps", 20, 40),
+        "queue_before_pkts": mean(ls, "queue_packets", 5, 20),
+        "queue_during_pkts": mean(ls, "queue_packets", 20, 40),
+        "max_queue_bytes": int(link["max_queue_bytes"]),
+        "response_times_s": [float(x) for x in rt],
+    }
+
+
+def run_mice(
+    experiment: str,
+    k: int,
+    rate: str,
+    out_dir: str | Path,
+    quick: bool = False,
+    *,
+    log: Callable[[str], None] | None = None,
+    progress: bool = True,
+) -> Path:
+    """Run the three stacks and write the report of ``experiment`` into ``out_dir``."""
+    import xcclab
+
+    log = log or (lambda _m: None)
+    scale = 0.5 if quick else 1.0
+    out_dir = Path(out_dir)
+    with atomic_dir(out_dir) as tmp:
+        results, measured = {}, {}
+        for stack in STACKS:
+            log(f"{experiment}: {stack}, K = {k}, {T_F_S * scale:g} s simulated")
+            res = xcclab.run(scenario(stack, k, rate, scale), progress=progress)
+            res.save(tmp / "runs" / stack)
+            results[stack] = res
+            measured[stack] = measure(res, scale)
+        comparisons = []
+        if k == 200:
+            for stack, share in PAPER_SHARE_200.items():
+                comparisons.append(
+                    Comparison(
+                        f"share of responses within 135 ms, {stack}",
+                        share,
+                        measured[stack]["share_within_135ms"],
+                        "",
+                        {"stack": stack},
+                    )
+                )
+        figures = _figures(tmp, experiment, results, measured, scale)
+        write_metrics(
+            tmp,
+            experiment,
+            quick=quick,
+            comparisons=comparisons,
+            measured={
+                s: {k2: v for k2, v in m.items() if k2 != "response_times_s"}
+                for s, m in measured.items()
+            },
+            figures=figures,
+        )
+        (tmp / "report.md").write_text(
+            _report(experiment, k, rate, measured, comparisons, figures, quick), encoding="utf-8"
+        )
+    return out_dir / "report.md"
+
+
+def _figures(tmp: Path, experiment: str, results: dict, measured: dict, scale: float) -> list[str]:
+    import numpy as np
+    import polars as pl
+
+    from ..plot import _pyplot
+
+    plt = _pyplot()
+    fig, (ax_c, ax_e, ax_q) = plt.subplots(1, 3, figsize=(14, 3.8))
+    for stack in STACKS:
+        rt = np.sort(np.asarray(measured[stack]["response_times_s"], dtype=float))
+        rt = rt[np.isfinite(rt)]
+        if len(rt):
+            ax_c.step(rt * 1e3, np.arange(1, len(rt) + 1) / len(rt), where="post", label=stack)
+        res = results[stack]
+        fid = res.flows.filter(pl.col("name") == "ftp")["flow_id"][0]
+        fs = res.flow_series.filter(pl.col("flow_id") == fid).sort("time_s")
+        ax_e.plot(fs["time_s"].to_numpy(), fs["rate_bps"].to_numpy() / 1e6, lw=0.7, label=stack)
+        ls = res.link_series.filter(pl.col("link_id") == res.link("r1->r2")["link_id"]).sort(
+            "time_s"
+        )
+        ax_q.plot(ls["time_s"].to_numpy(), ls["queue_packets"].to_numpy(), lw=0.7, label=stack)
+    ax_c.axvline(WITHIN_S * 1e3, color="grey", ls=":", lw=0.8)
+    ax_c.set_xlabel("response time (ms)")
+    ax_c.set_ylabel("CDF")
+    ax_e.set_xlabel("time (s)")
+    ax_e.set_ylabel("elephant goodput (Mbit/s)")
+    ax_q.set_xlabel("time (s)")
+    ax_q.set_ylabel("bottleneck queue (packets)")
+    for ax in (ax_c, ax_e, ax_q):
+        ax.grid(True, lw=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(experiment)
+    fig.tight_layout()
+    written = [p.name for p in save_figure(fig, tmp, "cdf-elephant-queue")]
+    plt.close(fig)
+    return written
+
+
+def _report(
+    experiment: str,
+    k: int,
+    rate: str,
+    measured: dict,
+    comparisons: list[Comparison],
+    figures: list[str],
+    quick: bool,
+) -> str:
+    rows = [
+        [
+            stack,
+            f"{m['completed']}/{m['transactions']}",
+            fmt(100 * m["share_within_135ms"], 0) + " %",
+            fmt(1e3 * m["median_response_s"], 1),
+            fmt(1e3 * m["p95_response_s"], 1),
+            fmt(m["elephant_before_bps"] / 1e6, 2),
+            fmt(m["elephant_during_bps"] / 1e6, 2),
+            fmt(m["queue_before_pkts"], 1),
+            fmt(m["queue_during_pkts"], 1),
+        ]
+        for stack, m in measured.items()
+    ]
+    table = markdown_table(
+        [
+            "stack",
+            "responses",
+            "within 135 ms",
+            "median (ms)",
+            "p95 (ms)",
+            "elephant 5-20 s (Mb/s)",
+            "elephant 20-40 s (Mb/s)",
+            "queue 5-20 s (pkt)",
+            "queue 20-40 s (pkt)",
+        ],
+        rows,
+    )
+    cmp_rows = [[c.quantity, fmt(c.paper, 2), fmt(c.ours, 2)] for c in comparisons]
+    mx, red = measured["maxnet"], measured["reno-red"]
+    keep_mx = 100 * mx["elephant_during_bps"] / mx["elephant_before_bps"]
+    keep_red = 100 * red["elephant_during_bps"] / red["elephant_before_bps"]
+    findings = [
+        f"MaxNet answered {fmt(100 * mx['share_within_135ms'], 0)} % of the requests within "
+        f"135 ms, Reno/RED {fmt(100 * red['share_within_135ms'], 0)} %.",
+        f"The bottleneck's mean queue while the mice run is {fmt(mx['queue_during_pkts'], 1)} "
+        f"packets under MaxNet and {fmt(red['queue_during_pkts'], 1)} under RED.",
+        f"The elephant keeps {fmt(keep_mx, 0)} % of its goodput under MaxNet while the mice "
+        f"run, {fmt(keep_red, 0)} % under Reno/RED.",
+    ]
+    if red["share_within_135ms"] > PAPER_SHARE_200["reno-red"] + 0.1:
+        findings.append(
+            "Reno/RED answers far faster here than in seed 001's testbed. Our transport has no "
+            "connection set-up (a flow starts sending at once, like ns-2's agents), so a "
+            "response costs half an RTT for the request plus one RTT and the queueing delay for "
+            "the first response byte; the testbed's HTTP transactions also paid a SYN exchange "
+            "(one more RTT through RED's backlog) and, when RED dropped a SYN or a first "
+            "segment, a 3 s initial retransmission timeout of the Linux TCP of that time. Those "
+            "are the responses the paper counts beyond 135 ms; modelling connection set-up is "
+            "future work (see docs/decisions.md)."
+        )
+    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
+    return "\n".join(
+        [
+            f"# {experiment}: MaxNet vs Reno/RED with {k} HTTP mice ({rate} bottleneck)",
+            "",
+            f"Generated by `xcc reproduce {experiment}`.",
+            quick_note,
+            "## Set-up",
+            "",
+            __doc__.split("\n\n", 1)[1].strip() if __doc__ else "",
+            "",
+            "## Results",
+            "",
+            table,
+            "",
+            "## Beside the paper",
+            "",
+            markdown_table(["quantity", "paper", "ours"], cmp_rows)
+            if cmp_rows
+            else "Seed 001 states numbers for K = 200 only (see mice-http-200); for this K the "
+            "claims are qualitative: MaxNet keeps no standing queue and answers fast, RED keeps "
+            "a backlog, the elephant suffers under Reno/RED as K grows.",
+            "",
+            " ".join(findings),
+            "",
+            "## Figures",
+            "",
+            figs,
+            "",
+        ]
+    )
