@@ -3,7 +3,8 @@
 
 use xcc_core::host::{AnyController, AnyEchoer, NewReno, NewRenoConfig, PlainEcho};
 use xcc_core::link::{
-    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, Red, RedAction, RedConfig, RedUnit, RedVariant,
+    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
+    Red, RedAction, RedConfig, RedUnit, RedVariant,
 };
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
@@ -187,6 +188,16 @@ fn link_algorithm(q: &Queue, rng: Pcg64Mcg) -> AnyLinkAlgorithm {
             },
             rng,
         )),
+        Queue::MarkMax(p) => AnyLinkAlgorithm::MarkMax(MarkMax::new(MarkMaxConfig {
+            variant: match p.tail {
+                Some(fraction) => MarkMaxVariant::Tail { fraction },
+                None => MarkMaxVariant::Backlog,
+            },
+            unit: if p.unit == "bytes" { MarkMaxUnit::Bytes } else { MarkMaxUnit::Packets },
+            theta_l: p.theta_l,
+            theta: p.theta,
+            theta_h: p.theta_h,
+        })),
     }
 }
 

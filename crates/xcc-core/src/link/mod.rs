@@ -13,12 +13,14 @@
 //! the driver's registry).
 
 pub mod droptail;
+pub mod markmax;
 pub mod red;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
+pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 
 /// What happens to an arriving packet.
@@ -85,6 +87,7 @@ pub trait LinkAlgorithm {
 pub enum AnyLinkAlgorithm {
     DropTail(DropTail),
     Red(Red),
+    MarkMax(MarkMax),
 }
 
 macro_rules! dispatch {
@@ -92,6 +95,7 @@ macro_rules! dispatch {
         match $self {
             AnyLinkAlgorithm::DropTail($a) => $body,
             AnyLinkAlgorithm::Red($a) => $body,
+            AnyLinkAlgorithm::MarkMax($a) => $body,
         }
     };
 }

@@ -55,11 +55,27 @@ pub struct RedParams {
     pub mean_packet_bytes: u32,
 }
 
+/// MarkMax parameters (seed 003): thresholds in `unit`, `θ_l < θ < θ_h`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MarkMaxParams {
+    /// "b" (whole backlog) or "t" (tail backlog)
+    pub variant: &'static str,
+    /// "packets" or "bytes"
+    pub unit: &'static str,
+    pub theta_l: u64,
+    pub theta: u64,
+    pub theta_h: u64,
+    /// MarkMax-T's tail fraction in (0, 1]; `None` for MarkMax-B.
+    pub tail: Option<f64>,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Queue {
     DropTail,
     Red(RedParams),
+    #[serde(rename = "markmax")]
+    MarkMax(MarkMaxParams),
 }
 
 impl Queue {
@@ -67,6 +83,7 @@ impl Queue {
         match self {
             Queue::DropTail => "droptail",
             Queue::Red(_) => "red",
+            Queue::MarkMax(_) => "markmax",
         }
     }
 }
