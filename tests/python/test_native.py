@@ -113,7 +113,8 @@ BAD = [
         "markmax-tail",
         mutate(
             'buffer = "50pkt"',
-            'buffer = "50pkt"\nqueue = { kind = "markmax", variant = "t", theta = "24pkt", tail = 0 }',
+            'buffer = "50pkt"\n'
+            'queue = { kind = "markmax", variant = "t", theta = "24pkt", tail = 0 }',
         ),
         ["link[1].queue.tail: "],
     ),
@@ -121,7 +122,8 @@ BAD = [
         "markmax-tail-on-b",
         mutate(
             'buffer = "50pkt"',
-            'buffer = "50pkt"\nqueue = { kind = "markmax", variant = "b", theta = "24pkt", tail = 0.1 }',
+            'buffer = "50pkt"\n'
+            'queue = { kind = "markmax", variant = "b", theta = "24pkt", tail = 0.1 }',
         ),
         ["link[1].queue.tail: "],
     ),
