@@ -37,6 +37,10 @@
 //!   settled at the next call by comparing our byte total with the driver's backlog: equal means
 //!   it was queued, larger by exactly its size means the buffer dropped it (then it is
 //!   uncounted). Exact, since every other waiting byte is counted in both.
+//! - **Pure ACKs** count in `q` (NS-2 counts packets) but in nobody's backlog: the ACK stream
+//!   of a reverse-direction connection (seed 003's Scenario 2) is not a sending rate a cut on
+//!   this link could reduce, and ACKs are not ECN-capable. Counting them would make a busy ACK
+//!   stream the "largest connection" and waste the signal.
 //! - **Ties** in the argmax go to the connection whose packet is nearest the head (protocols.md
 //!   §13.7-4); resolving them scans the queue, but only at a signal and only when there is a tie.
 //! - **MarkMax-T's tail** is taken at signal time by a scan from the tail (the arriving packet
@@ -57,6 +61,7 @@ use serde::{Deserialize, Serialize};
 use crate::link::{LinkAlgorithm, QueueView, Verdict};
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
+use crate::wire::{Ecn, SegmentKind};
 
 /// How the connection to signal is selected (seed 003, Section II).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -148,6 +153,8 @@ pub struct MarkMaxStats {
     pub already_marked: u64,
     /// Drops of the Not-ECT fallback.
     pub fallback_drops: u64,
+    /// Signals with nobody to signal (only pure ACKs were waiting).
+    pub no_target: u64,
 }
 
 /// The arrival accepted last, until we know whether the driver's buffer kept it.
@@ -228,10 +235,16 @@ impl MarkMax {
         self.backlog.get(flow.0 as usize).copied().unwrap_or(0)
     }
 
-    fn weight(&self, bytes: u32) -> u64 {
+    /// What a packet adds to its connection's backlog: one packet or its bytes, and nothing
+    /// for a pure ACK (the ACK stream of a reverse connection is not a sending rate that a
+    /// cut could reduce; its packets still count in the total queue `q`).
+    fn weight(&self, pkt: &Packet) -> u64 {
+        if pkt.seg.kind == SegmentKind::Ack {
+            return 0;
+        }
         match self.cfg.unit {
             MarkMaxUnit::Packets => 1,
-            MarkMaxUnit::Bytes => bytes as u64,
+            MarkMaxUnit::Bytes => pkt.wire_bytes as u64,
         }
     }
 
@@ -248,7 +261,7 @@ impl MarkMax {
     fn count(&mut self, flow: FlowId, weight: u64, bytes: u64) {
         self.ensure(flow);
         let i = flow.0 as usize;
-        if self.backlog[i] == 0 {
+        if self.backlog[i] == 0 && weight > 0 {
             self.slot[i] = self.active.len() as u32;
             self.active.push(flow);
         }
@@ -287,8 +300,12 @@ impl MarkMax {
         }
     }
 
-    /// MarkMax-B's argmax over the whole queue; ties to the connection nearest the head.
-    fn select_backlog(&self, arriving: FlowId, queue: &dyn QueueView) -> FlowId {
+    /// MarkMax-B's argmax over the whole queue; ties to the connection nearest the head. `None`
+    /// when no connection has a backlog (only pure ACKs wait).
+    fn select_backlog(&self, arriving: FlowId, queue: &dyn QueueView) -> Option<FlowId> {
+        if self.active.is_empty() {
+            return None;
+        }
         let mut best = arriving;
         let mut best_w = 0;
         let mut tied = false;
@@ -301,7 +318,7 @@ impl MarkMax {
             }
         }
         if !tied {
-            return best;
+            return Some(best);
         }
         // Ties: scan from the tail; the last tied connection seen is nearest the head. The
         // arriving packet is at the tail, so it wins only if its connection has nothing waiting.
@@ -312,44 +329,52 @@ impl MarkMax {
             }
             true
         });
-        nearest
+        Some(nearest)
     }
 
     /// MarkMax-T's argmax over the last `fraction` of the queue (`q` units in all, the arriving
-    /// packet included); ties to the connection nearest the head.
-    fn select_tail(&mut self, fraction: f64, q: u64, pkt: &Packet, queue: &dyn QueueView) -> FlowId {
+    /// packet included); ties to the connection nearest the head. Every packet counts towards
+    /// the tail's length, but only packets of connections with a backlog (not pure ACK streams)
+    /// are attributed. `None` if the tail holds none of those.
+    fn select_tail(&mut self, fraction: f64, q: u64, pkt: &Packet, queue: &dyn QueueView) -> Option<FlowId> {
         let budget = ((fraction * q as f64).ceil() as u64).max(1);
         let unit = self.cfg.unit;
+        let backlog = &self.backlog;
         let tail = &mut self.tail;
         tail.clear();
-        let mut add = |f: FlowId, w: u64, idx: u64| match tail.iter_mut().find(|e| e.0 == f) {
-            Some(e) => {
-                e.1 += w;
-                e.2 = idx;
+        let mut add = |f: FlowId, w: u64, idx: u64| {
+            if backlog.get(f.0 as usize).copied().unwrap_or(0) == 0 {
+                return; // a pure ACK stream
             }
-            None => tail.push((f, w, idx)),
+            match tail.iter_mut().find(|e| e.0 == f) {
+                Some(e) => {
+                    e.1 += w;
+                    e.2 = idx;
+                }
+                None => tail.push((f, w, idx)),
+            }
         };
-        let weight = |bytes: u32| match unit {
+        let size = |bytes: u32| match unit {
             MarkMaxUnit::Packets => 1,
             MarkMaxUnit::Bytes => bytes as u64,
         };
         // The arriving packet is the newest: the tail starts with it.
-        let mut covered = weight(pkt.wire_bytes);
-        add(pkt.flow, covered, 0);
+        let mut covered = size(pkt.wire_bytes);
+        if pkt.seg.kind != SegmentKind::Ack {
+            add(pkt.flow, covered, 0);
+        }
         let mut idx = 0;
         if covered < budget {
             queue.visit_from_tail(&mut |f, bytes| {
                 idx += 1;
-                let w = weight(bytes);
+                let w = size(bytes);
                 add(f, w, idx);
                 covered += w;
                 covered < budget
             });
         }
         // Largest tail backlog; ties to the larger scan index (nearer the head).
-        let (f, _, _) =
-            tail.iter().copied().max_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2))).expect("tail holds the arrival");
-        f
+        tail.iter().copied().max_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2))).map(|e| e.0)
     }
 
     /// Sends the congestion signal to `j`; returns the arriving packet's verdict.
@@ -358,11 +383,11 @@ impl MarkMax {
             self.stats.marks_queued += 1;
             return Verdict::Queue;
         }
-        let own = if pkt.flow == j { self.weight(pkt.wire_bytes) } else { 0 };
+        let own = if pkt.flow == j { self.weight(pkt) } else { 0 };
         let waiting = self.backlog_of(j) > own;
         if !waiting {
             // The arriving packet is j's only one, hence its first from the head.
-            return if pkt.ecn == crate::wire::Ecn::Ce {
+            return if pkt.ecn == Ecn::Ce {
                 self.stats.already_marked += 1;
                 Verdict::Queue
             } else if pkt.ecn.is_ect() {
@@ -388,7 +413,7 @@ impl MarkMax {
     fn fallback_drop_arriving(&mut self, pkt: &Packet) -> Verdict {
         self.stats.fallback_drops += 1;
         self.pending = None;
-        self.uncount(pkt.flow, self.weight(pkt.wire_bytes), pkt.wire_bytes as u64);
+        self.uncount(pkt.flow, self.weight(pkt), pkt.wire_bytes as u64);
         Verdict::Drop
     }
 }
@@ -405,11 +430,11 @@ impl LinkAlgorithm for MarkMax {
             self.stats.fallback_drops += 1;
             return Verdict::Drop;
         }
-        let weight = self.weight(pkt.wire_bytes);
+        let weight = self.weight(pkt);
         let bytes = pkt.wire_bytes as u64;
         self.count(pkt.flow, weight, bytes);
         self.pending = Some(Pending { flow: pkt.flow, weight, bytes });
-        if pkt.is_data() {
+        if weight > 0 {
             self.ect[pkt.flow.0 as usize] = pkt.ecn.is_ect();
         }
         // q after enqueueing the arriving packet.
@@ -427,9 +452,18 @@ impl LinkAlgorithm for MarkMax {
         self.stats.signals += 1;
         let j = match self.cfg.variant {
             MarkMaxVariant::Backlog => self.select_backlog(pkt.flow, &*queue),
-            MarkMaxVariant::Tail { fraction } => self.select_tail(fraction, q, pkt, &*queue),
+            MarkMaxVariant::Tail { fraction } => {
+                // A tail of pure ACKs: fall back to the whole queue.
+                self.select_tail(fraction, q, pkt, &*queue).or_else(|| self.select_backlog(pkt.flow, &*queue))
+            }
         };
-        self.signal(j, pkt, queue)
+        match j {
+            Some(j) => self.signal(j, pkt, queue),
+            None => {
+                self.stats.no_target += 1;
+                Verdict::Queue
+            }
+        }
     }
 
     /// Departures uncount the per-connection backlog.
@@ -438,7 +472,7 @@ impl LinkAlgorithm for MarkMax {
     }
 
     fn on_dequeue(&mut self, _now: Time, pkt: &mut Packet, backlog_bytes: u64) {
-        self.uncount(pkt.flow, self.weight(pkt.wire_bytes), pkt.wire_bytes as u64);
+        self.uncount(pkt.flow, self.weight(pkt), pkt.wire_bytes as u64);
         self.reconcile(backlog_bytes);
     }
 
@@ -451,7 +485,6 @@ impl LinkAlgorithm for MarkMax {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{Ecn, SegmentKind};
 
     /// A FIFO the test drives by hand: `(flow, bytes, ecn)` from head to tail.
     #[derive(Default)]
@@ -731,6 +764,32 @@ mod tests {
         }
         assert_eq!(t.marked(), vec![(1, 2)]);
         assert_eq!(b.marked(), vec![(0, 1)]);
+    }
+
+    /// Pure ACKs fill the queue (they count in q) but never win the argmax, even when they are
+    /// the most numerous packets: the data connection is marked.
+    #[test]
+    fn ack_streams_count_in_q_but_are_never_selected() {
+        for variant in [MarkMaxVariant::Backlog, MarkMaxVariant::Tail { fraction: 0.5 }] {
+            let mut r = Rig::new(cfg(variant));
+            let ack = |r: &mut Rig| {
+                r.t += 1000;
+                let mut p = Packet { flow: FlowId(3), wire_bytes: 40, ecn: Ecn::NotEct, ..Packet::default() };
+                p.seg.kind = SegmentKind::Ack;
+                let v = r.mm.on_enqueue(Time::from_ns(r.t), &mut p, &mut r.q);
+                r.q.q.push_back((p.flow, 40, p.ecn));
+                v
+            };
+            r.arrive(1);
+            for _ in 0..4 {
+                assert_eq!(ack(&mut r), Verdict::Queue);
+            }
+            assert_eq!(r.mm.backlog_of(FlowId(3)), 0);
+            assert_eq!(ack(&mut r), Verdict::Queue); // q = 6 = θ: 5 ACKs, 1 data packet
+            assert_eq!(r.mm.stats().signals, 1);
+            assert_eq!(r.marked(), vec![(0, 1)], "{variant:?}");
+            assert_eq!(r.mm.stats().fallback_drops, 0);
+        }
     }
 
     /// Byte units: θ counts bytes, and the backlog argmax weighs packets by size (two 1500 B

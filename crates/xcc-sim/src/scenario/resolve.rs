@@ -351,7 +351,7 @@ impl<'a> Resolver<'a> {
         };
         let (unit, theta) = amount("theta", &m.theta)?;
         let theta = whole("theta", theta)?;
-        let mut side = |field: &str, v: &Option<String>, factor: f64| -> Result<u64, ScenarioError> {
+        let side = |field: &str, v: &Option<String>, factor: f64| -> Result<u64, ScenarioError> {
             match v {
                 None => Ok((theta as f64 * factor).round() as u64),
                 Some(s) => {
