@@ -67,7 +67,7 @@ def test_markmax_queue_and_reverse_buffer():
         "tail": None,
     }
     assert fwd["buffer"] == {"packets": None, "bytes": None}
-    assert rev["queue"] == {"kind": "droptail"} and rev["buffer"]["packets"] == 240
+    assert rev["queue"] == {"kind": "drop_tail"} and rev["buffer"]["packets"] == 240
     # Connection 3 runs D -> S with delta_3 = delta_2 = 120 ms: a_3 = (120 - 2) / 4 ms.
     assert links["s3->D"]["delay_ns"] == 29_500_000 and links["S->d3"]["delay_ns"] == 29_500_000
     t = xcclab.validate(markmax_s1.scenario(3, "mmt").to_toml())
@@ -79,7 +79,7 @@ def test_s3_deltas_grow_by_sqrt2():
     d = markmax_s3.deltas_ns()
     assert len(d) == 10 and d[0] == 12_000_000
     for a, b in zip(d, d[1:]):
-        assert b / a == pytest.approx(math.sqrt(2), rel=1e-8)
+        assert b / a == pytest.approx(math.sqrt(2), rel=1e-7)
 
 
 def _metrics(out):

@@ -891,7 +891,7 @@ mod tests {
             } else {
                 r.depart();
             }
-            if x % 97 == 0 {
+            if x.is_multiple_of(97) {
                 for f in 0..4 {
                     let n = r.q.q.iter().filter(|e| e.0 .0 == f).count() as u64;
                     assert_eq!(r.mm.backlog_of(FlowId(f)), n);
