@@ -276,6 +276,25 @@ interval = "100ms"
     }
 }
 
+/// MarkMax with a finite buffer and senders without ECN: the signals fall back to drops and the
+/// buffer overflows in slow start, which MarkMax is not told about; its per-connection counters
+/// must stay exact (debug builds assert it on every departure) and TCP still fills the link.
+#[test]
+fn markmax_without_ecn_and_with_a_finite_buffer() {
+    let q = "{ kind = \"markmax\", variant = \"b\", theta = \"60pkt\" }";
+    let out = run(&dumbbell(4, "20Mbps", "10ms", "70pkt", q, "ecn = false\nsack = false", "20s"));
+    let b = link_row(&out, "r1->r2");
+    assert!(out.links.i64("drops")[b] > 0);
+    assert_eq!(out.links.i64("marks")[b], 0, "no ECN, no marks");
+    let util = out.links.f64("utilisation")[b];
+    assert!(util > 0.9, "utilisation {util}");
+    let t = out.link_series.f64("time_s");
+    let id = out.link_series.i64("link_id");
+    let ql = out.link_series.i64("queue_packets");
+    let late: Vec<i64> = (0..t.len()).filter(|&k| id[k] == b as i64 && t[k] > 5.0).map(|k| ql[k]).collect();
+    assert!(late.iter().all(|&x| x <= 70));
+}
+
 /// Sized flows, CBR, Poisson arrivals and request/response transactions all run, complete, and
 /// report what the application saw.
 #[test]
