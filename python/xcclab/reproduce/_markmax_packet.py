@@ -51,12 +51,10 @@ TRANSPORT = {
     "pace": False,
 }
 
-CHOICES = dt.CHOICES.replace(
-    "- ECN negotiated (NewReno+ECN as the paper says), though DropTail never marks.",
-    "- ECN negotiated (NewReno+ECN as the paper says); DropTail never marks, MarkMax marks\n"
-    "  (CE on the selected connection's first packet from the head);\n"
-    "- MarkMax thresholds counted in packets (every data packet is one 540 B MSS), queue\n"
-    "  unlimited; MM-T's tail is the last 10 % of the queue in packets, taken at signal time.",
+CHOICES = dt.CHOICES + (
+    "\n- MarkMax (MM-B, MM-T) marks CE on the selected connection's first packet from the head;"
+    "\n  its thresholds count packets (every data packet is one 540 B MSS), its buffer is"
+    "\n  unlimited; MM-T's tail is the last 10 % of the queue in packets, taken at signal time."
 )
 
 
