@@ -1,8 +1,9 @@
 """markmax-s1: MarkMax Scenario 1 (seed 003, Tables II and III): DT vs MM-B vs MM-T.
 
 Two TCP NewReno+ECN connections with delta_1 = 12 ms and delta_2 / delta_1 in {3, 7, 10, 20}
-share S -> D (70 Mbit/s). DT: 240-packet DropTail buffer (the DT cells are exactly the
-``markmax-s1-dt`` runs). MM-B / MM-T: MarkMax with theta = 240, theta_l = 200,
+share S -> D (70 Mbit/s). DT: 240-packet DropTail buffer (the DT cells are the
+``markmax-s1-dt`` scenarios, run for our t_f = 1000 s instead of 100 s; the report also shows
+every cell at 100 s). MM-B / MM-T: MarkMax with theta = 240, theta_l = 200,
 theta_h = 280 MSS, unlimited buffer; MM-T looks at the last 10 % of the queue. Metrics as in
 ``markmax_s1_dt``: Jain's index of the goodputs, rho, mean queue and T = q / mu.
 
@@ -27,11 +28,6 @@ TITLE = "MarkMax Scenario 1: DT vs MM-B vs MM-T (seed 003, Tables II and III)"
 
 RATIOS = (3, 7, 10, 20)
 KINDS = ("dt", "mmb", "mmt")
-#: Run-length sensitivity (full mode only): the long-delta cells again with t_f = 1000 s. With
-#: delta_2 = 240 ms NewReno's additive increase (one MSS per RTT) needs several hundred seconds
-#: to bring connection 2 to its share, so t_f (which the paper does not give) matters there.
-LONG_T_F_S = 1000
-LONG_RATIOS = (10, 20)
 #: Seed 003, Table II (J, rho) and Table III (mean queue bytes, delay ms), per queue kind.
 PAPER: dict[str, dict[int, dict[str, float]]] = {
     "dt": dt.PAPER,
@@ -102,7 +98,7 @@ def run(
     log: Callable[[str], None] | None = None,
     progress: bool = True,
 ) -> Path:
-    """Run the twelve cells and write the report into ``out_dir``; return ``report.md``."""
+    """Run the twelve cells (and the same at 100 s unless ``quick``); return ``report.md``."""
     log = log or (lambda _msg: None)
     out_dir = Path(out_dir)
     t_f_s = mp.QUICK_T_F_S if quick else mp.T_F_S
@@ -113,14 +109,14 @@ def run(
             for r in RATIOS
         ]
         measured, results = mp.run_cells(tmp, cells, t_f_s, log=log, progress=progress)
-        long: dict[str, dict[str, Any]] = {}
+        alt: dict[str, dict[str, Any]] = {}
         if not quick:
-            long_cells = [
-                (f"long-{kind}-r{r}", scenario(r, kind, LONG_T_F_S), scenario_header(r, kind), 2)
+            alt_cells = [
+                (f"alt-{kind}-r{r}", scenario(r, kind, mp.ALT_T_F_S), scenario_header(r, kind), 2)
                 for kind in KINDS
-                for r in LONG_RATIOS
+                for r in RATIOS
             ]
-            long, _ = mp.run_cells(tmp, long_cells, LONG_T_F_S, log=log, progress=progress)
+            alt, _ = mp.run_cells(tmp, alt_cells, mp.ALT_T_F_S, log=log, progress=progress)
         comparisons = [
             Comparison(
                 label,
@@ -142,12 +138,12 @@ def run(
             t_f_s=t_f_s,
             comparisons=comparisons,
             cells=measured,
-            long_runs={"t_f_s": LONG_T_F_S, "cells": long},
+            alt_runs={"t_f_s": mp.ALT_T_F_S, "cells": alt},
             claims=claims(measured),
             figures=figures,
         )
         (tmp / "report.md").write_text(
-            _report(measured, comparisons, figures, t_f_s, quick, long), encoding="utf-8"
+            _report(measured, comparisons, figures, t_f_s, quick, alt), encoding="utf-8"
         )
     return out_dir / "report.md"
 
@@ -211,7 +207,7 @@ def _report(
     figures: list[str],
     t_f_s: int,
     quick: bool,
-    long: dict[str, dict[str, Any]],
+    alt: dict[str, dict[str, Any]],
 ) -> str:
     tables = {
         label: mp.quantity_table(comparisons, label, RATIOS, "delta_ratio", KINDS, d, "δ2/δ1")
@@ -295,7 +291,7 @@ def _report(
         "",
         "## Run-length sensitivity",
         "",
-        _long_section(long),
+        _alt_section(alt),
         "",
         "## Figures",
         "",
@@ -303,19 +299,19 @@ def _report(
         "",
         "## Discussion",
         "",
-        _discussion(measured, comparisons, quick, long),
+        _discussion(measured, comparisons, quick, alt),
         "",
     ]
     return "\n".join(lines)
 
 
-def _long_section(long: dict[str, dict[str, Any]]) -> str:
-    if not long:
+def _alt_section(alt: dict[str, dict[str, Any]]) -> str:
+    if not alt:
         return "Skipped in quick mode."
     rows = []
-    for r in LONG_RATIOS:
+    for r in RATIOS:
         for kind in KINDS:
-            c = long[f"long-{kind}-r{r}"]
+            c = alt[f"alt-{kind}-r{r}"]
             p = PAPER[kind][r]
             rows.append(
                 [
@@ -333,7 +329,7 @@ def _long_section(long: dict[str, dict[str, Any]]) -> str:
         [
             "cell",
             "J paper",
-            f"J ours (t_f = {LONG_T_F_S} s)",
+            f"J ours (t_f = {mp.ALT_T_F_S} s)",
             "ρ paper",
             "ρ ours",
             "q̄ paper",
@@ -343,11 +339,11 @@ def _long_section(long: dict[str, dict[str, Any]]) -> str:
         rows,
     )
     return (
-        f"The cells with the longest δ2 again with t_f = {LONG_T_F_S} s (not part of the "
-        "comparison above; the paper does not give its t_f). Under NewReno's additive increase "
-        "connection 2 gains one MSS per RTT, so with δ2 = 120 or 240 ms its rate takes hundreds "
-        "of seconds to reach its share after the start; a longer run weighs that transient "
-        "less.\n\n" + table
+        f"Every cell again with t_f = {mp.ALT_T_F_S} s, markmax-s1-dt's run length (not part of "
+        "the comparison above; the paper does not give its t_f). Under NewReno's additive "
+        "increase connection 2 gains one MSS per RTT, so with δ2 = 120 or 240 ms its rate takes "
+        "hundreds of seconds to reach its share after the start, and a short run weighs that "
+        "transient more.\n\n" + table
     )
 
 
@@ -355,22 +351,22 @@ def _discussion(
     measured: dict[str, dict[str, Any]],
     comparisons: list[Comparison],
     quick: bool,
-    long: dict[str, dict[str, Any]] | None = None,
+    alt: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     """Sentences computed from the numbers (no hard-coded conclusions)."""
     out = ["These sentences are generated from the numbers above."]
-    if long:
+    if alt:
         for kind in ("mmb", "mmt"):
             parts = []
-            for r in LONG_RATIOS:
-                short_j = measured[f"{kind}-r{r}"]["J"]
-                long_j = long[f"long-{kind}-r{r}"]["J"]
+            for r in RATIOS:
+                main_j = measured[f"{kind}-r{r}"]["J"]
+                alt_j = alt[f"alt-{kind}-r{r}"]["J"]
                 paper_j = PAPER[kind][r]["J"]
-                closer = abs(long_j - paper_j) < abs(short_j - paper_j)
+                closer = abs(main_j - paper_j) < abs(alt_j - paper_j)
                 parts.append(
-                    f"δ2/δ1 = {r}: J {fmt(short_j, 3)} at t_f = {mp.T_F_S} s, "
-                    f"{fmt(long_j, 3)} at {LONG_T_F_S} s (paper {fmt(paper_j, 3)}; the long run "
-                    f"is {'closer to' if closer else 'not closer to'} the paper)"
+                    f"δ2/δ1 = {r}: J {fmt(main_j, 3)} at t_f = {mp.T_F_S} s, "
+                    f"{fmt(alt_j, 3)} at {mp.ALT_T_F_S} s (paper {fmt(paper_j, 3)}; the "
+                    f"{mp.T_F_S} s run is {'closer to' if closer else 'not closer to'} it)"
                 )
             out.append(f"{mp.LABELS[kind]} run-length check: " + "; ".join(parts) + ".")
     if quick:
