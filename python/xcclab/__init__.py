@@ -21,17 +21,32 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["RunResult", "Scenario", "__version__", "run", "validate"]
+__all__ = [
+    "RunResult",
+    "Scenario",
+    "__version__",
+    "catalog",
+    "max_min_fair",
+    "run",
+    "sweep",
+    "validate",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from .maxmin import max_min_fair
     from .results import RunResult, run, validate
+    from .results_catalog import catalog
     from .scenario import Scenario
+    from .sweep_runner import sweep
 
 _LAZY = {
     "run": "results",
     "validate": "results",
     "RunResult": "results",
     "Scenario": "scenario",
+    "sweep": "sweep_runner",
+    "catalog": "results_catalog",
+    "max_min_fair": "maxmin",
 }
 
 

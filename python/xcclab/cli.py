@@ -1,11 +1,17 @@
 """The ``xcc`` command line.
 
-    xcc run SCENARIO --out DIR [--seed N] [--no-series]   simulate, write a run directory
+    xcc run SCENARIO --out DIR [--seed N] [--no-series] [--pcap a->b]
+                                                          simulate, write a run directory
     xcc validate SCENARIO                                 check a scenario file
     xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] | --list         reproduce a paper experiment
+    xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
+    xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
+                                                          run a parameter sweep (docs/sweeps.md)
+    xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
+    xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -14,6 +20,7 @@ input (scenario, arguments, paths), 1 when a run fails.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,9 +49,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .results import run
 
     result = run(
-        args.scenario, seed=args.seed, out=args.out, progress=True, series=not args.no_series
+        args.scenario,
+        seed=args.seed,
+        out=args.out,
+        progress=True,
+        series=not args.no_series,
+        pcap=args.pcap,
     )
     print(result.summary())
+    if args.pcap is not None:
+        print(f"captured {len(result.pcap or [])} packets departing {args.pcap}")
     print(f"wrote {args.out}")
     return 0
 
@@ -72,7 +86,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .catalog import ALGORITHMS
+    from .algorithms import ALGORITHMS
     from .reproduce import EXPERIMENTS
 
     print("Algorithms")
@@ -97,8 +111,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.list:
         _print_experiments(reproduce.EXPERIMENTS)
         return 0
+    if args.all:
+        return _reproduce_all(args)
     if not args.id:
-        _err("reproduce: give an experiment ID (or --list)")
+        _err("reproduce: give an experiment ID (or --all, or --list)")
         return EXIT_BAD_INPUT
     try:
         experiment = reproduce.get(args.id)
@@ -112,10 +128,87 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reproduce_all(args: argparse.Namespace) -> int:
+    from .reproduce.index import reproduce_all
+
+    if args.id:
+        _err("reproduce: give an experiment ID or --all, not both")
+        return EXIT_BAD_INPUT
+    out = Path(args.out) if args.out else Path("results") / "reproduction"
+    done = reproduce_all(
+        out,
+        quick=args.quick,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        local_cluster=args.local_cluster,
+        log=lambda m: print(m, file=sys.stderr),
+    )
+    for row in done.failed:
+        _err(f"reproduce: {row.experiment.id} failed: {row.error}")
+    print(f"index: {done.index_md} and {done.index_html}")
+    return EXIT_RUN_FAILED if done.failed else 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import bench_main
 
     return bench_main(args)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .sweep_runner import sweep
+
+    result = sweep(
+        args.spec,
+        args.out,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        local_cluster=args.local_cluster,
+        progress=True,
+    )
+    print(result.summary())
+    print(f"wrote {args.out}/manifest.json")
+    return EXIT_RUN_FAILED if result.failed else 0
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    import duckdb
+    import polars as pl
+
+    from .results_catalog import catalog
+
+    with catalog(args.root) as cat:
+        try:
+            frame = cat.sql(args.sql)
+        except duckdb.Error as exc:
+            _err(f"query: {exc}")
+            return EXIT_BAD_INPUT
+    if args.format == "csv":
+        sys.stdout.write(frame.write_csv())
+    elif args.format == "json":
+        print(json.dumps(frame.to_dicts(), indent=2, default=str))
+    else:
+        with pl.Config(tbl_rows=-1, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=200):
+            print(frame)
+    return 0
+
+
+def cmd_plot_sweep(args: argparse.Namespace) -> int:
+    from .plot_sweep import plot_sweep
+
+    for path in plot_sweep(
+        args.dir,
+        args.metric,
+        args.x,
+        y=args.y,
+        hue=args.hue,
+        agg=args.agg,
+        where=args.where,
+        out=args.out,
+        formats=tuple(args.format or ["png", "svg"]),
+    ):
+        print(path)
+    return 0
 
 
 # -- parser ----------------------------------------------------------------------------------
@@ -137,6 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="no_series",
         action="store_true",
         help='skip the time-series tables (as [metrics] interval = "0s")',
+    )
+    p.add_argument(
+        "--pcap",
+        metavar="LINK",
+        help='capture the packets departing link direction LINK ("a->b") to DIR/capture.pcap',
     )
     p.set_defaults(func=cmd_run)
 
@@ -160,6 +258,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
     p.add_argument("--quick", action="store_true", help="short runs (for tests)")
     p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every implemented experiment in parallel, plus OUT/index.{md,html}"
+        " (default OUT: results/reproduction)",
+    )
+    p.add_argument("--jobs", type=int, metavar="N", help="with --all: worker processes")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="with --all: a Dask scheduler")
+    where.add_argument(
+        "--local-cluster", dest="local_cluster", action="store_true", help="with --all: Dask"
+    )
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("bench", help="measure simulator speed on benchmarks/*.toml")
@@ -169,13 +279,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=1, help="unmeasured runs first (default 1)")
     p.add_argument("--json", action="store_true", help="print machine-readable results")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("sweep", help="run a scenario over a grid of parameters and seeds")
+    p.add_argument("spec", metavar="SPEC", help="sweep spec (.toml, see docs/sweeps.md)")
+    p.add_argument("--out", required=True, metavar="DIR", help="sweep directory (resumable)")
+    p.add_argument("--jobs", type=int, metavar="N", help="worker processes (default: all cores)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler, tcp://host:8786")
+    where.add_argument(
+        "--local-cluster",
+        dest="local_cluster",
+        action="store_true",
+        help="run on a dask.distributed LocalCluster (--jobs workers)",
+    )
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("query", help="SQL over all runs under a directory (DuckDB views)")
+    p.add_argument("sql", metavar="SQL", help="a query over runs, flows, links, *_series, ...")
+    p.add_argument("--root", default=".", metavar="DIR", help="where to look for runs (.)")
+    p.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    p.set_defaults(func=cmd_query)
+
+    p = sub.add_parser("plot-sweep", help="plot a metric against swept parameters (CI over seeds)")
+    p.add_argument("dir", metavar="DIR", help="sweep directory written by `xcc sweep`")
+    p.add_argument("--metric", required=True, help="'jain' or TABLE.COLUMN, e.g. links.drops")
+    p.add_argument("--x", required=True, metavar="PARAM", help="swept parameter on the x axis")
+    p.add_argument("--y", metavar="PARAM", help="second parameter: draw a heatmap")
+    p.add_argument("--hue", metavar="PARAM", help="one line per value (default: every other)")
+    p.add_argument("--agg", default="mean", choices=["mean", "sum", "min", "max"])
+    p.add_argument(
+        "--where", metavar="SQL", help="filter the metric's rows, e.g. \"name = 'a->b'\""
+    )
+    p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
+    p.add_argument("--format", action="append", choices=["png", "svg", "pdf"])
+    p.set_defaults(func=cmd_plot_sweep)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "format", None) is None and args.command == "plot":
+    if args.command == "plot" and args.format is None:
         args.format = ["png", "svg"]
     try:
         return args.func(args)

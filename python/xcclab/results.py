@@ -35,10 +35,11 @@ from .errors import ScenarioError, load_native
 from .scenario import Scenario, _toml_loads, read_scenario_text
 from .schema import TABLE_NAMES, to_frame
 
-ScenarioLike = Union[str, os.PathLike, Scenario, dict]
+ScenarioLike = Union[str, os.PathLike, Scenario, dict, "ScenarioInput"]
 Progress = Union[Callable[[float], None], bool, None]
 
 RUN_FORMAT = "xcclab-run/1"
+PCAP_FILE = "capture.pcap"
 
 
 @dataclass
@@ -55,8 +56,11 @@ def scenario_input(scenario: ScenarioLike) -> ScenarioInput:
 
     - :class:`Scenario` or ``dict``: JSON, source ``<scenario NAME>``;
     - a path (``str`` or ``PathLike``): the file's text, TOML unless the suffix is ``.json``;
-    - a ``str`` containing a newline: TOML text itself, source ``<string>``.
+    - a ``str`` containing a newline: TOML text itself, source ``<string>``;
+    - a :class:`ScenarioInput`: as is (the sweep runner names its points' sources this way).
     """
+    if isinstance(scenario, ScenarioInput):
+        return scenario
     if isinstance(scenario, Scenario):
         return ScenarioInput(scenario.to_json(), f"<scenario {scenario.name}>", "json")
     if isinstance(scenario, dict):
@@ -101,12 +105,15 @@ def run(
     progress: Progress = None,
     *,
     series: bool = True,
+    pcap: str | None = None,
 ) -> RunResult:
     """Simulate ``scenario`` and return its results (also written to ``out`` if given).
 
     ``seed`` overrides the scenario's seed. ``progress`` is a callable receiving the simulated
     fraction done (0..1), or ``True`` for a progress bar on stderr (shown only for runs longer
-    than about two seconds). ``series=False`` skips the time-series tables.
+    than about two seconds). ``series=False`` skips the time-series tables. ``pcap="a->b"``
+    captures the packets departing that link direction (``RunResult.pcap``; written to
+    ``OUT/capture.pcap``, see ``docs/pcap.md``).
     """
     inp = scenario_input(scenario)
     if not series:
@@ -122,11 +129,15 @@ def run(
     else:
         callback = progress or None
     try:
-        raw = native.run(inp.text, inp.source, inp.format, seed=seed, progress=callback)
+        extra = {"pcap_link": pcap} if pcap is not None else {}
+        raw = native.run(inp.text, inp.source, inp.format, seed=seed, progress=callback, **extra)
     finally:
         if bar is not None:
             bar.close()
     result = RunResult.from_native(raw, native_version=native.version(), source=inp.source)
+    if pcap is not None:
+        result.pcap = list(raw.get("pcap", []))
+        result.pcap_link = pcap
     if out is not None:
         result.save(out)
     return result
@@ -140,6 +151,9 @@ class RunResult:
     timing: dict[str, Any]
     tables: dict[str, Any]  # name -> polars.DataFrame
     path: Path | None = field(default=None, compare=False)
+    #: Captured packets (time_ns, header bytes, original length) when run with ``pcap=LINK``.
+    pcap: list[Any] | None = field(default=None, compare=False)
+    pcap_link: str | None = field(default=None, compare=False)
 
     # -- tables ----------------------------------------------------------------------------
     @property
@@ -235,6 +249,10 @@ class RunResult:
             self.tables[name].write_parquet(
                 directory / f"{name}.parquet", compression="zstd", statistics=True
             )
+        if self.pcap is not None:
+            from .pcap import write_pcap
+
+            write_pcap(directory / PCAP_FILE, self.pcap)
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> RunResult:

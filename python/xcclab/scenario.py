@@ -162,6 +162,7 @@ class Scenario:
         buffer: str | int | None = None,
         queue: str | dict[str, Any] | None = None,
         loss: float | None = None,
+        jitter: str | Number | None = None,
         count: int | None = None,
         reverse: dict[str, Any] | None = None,
     ) -> Scenario:
@@ -180,10 +181,17 @@ class Scenario:
             buffer=_buffer(buffer),
             queue=copy.deepcopy(queue),
             loss=loss,
+            jitter=None if jitter is None else fmt_time(jitter),
         )
         if reverse:
             rev = dict(reverse)
-            for key, conv in (("rate", fmt_rate), ("delay", fmt_time), ("buffer", _buffer)):
+            convert = (
+                ("rate", fmt_rate),
+                ("delay", fmt_time),
+                ("buffer", _buffer),
+                ("jitter", fmt_time),
+            )
+            for key, conv in convert:
                 if key in rev and rev[key] is not None:
                     rev[key] = conv(rev[key])
             entry["reverse"] = rev

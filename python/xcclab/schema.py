@@ -42,6 +42,12 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("bytes_delivered", "i64", "B", "payload bytes delivered in order to the receiver"),
         _c("goodput_bps", "f64", "bit/s", "bytes_delivered * 8 / active time"),
         _c("fct_s", "f64", "s", "flow completion time; null if it did not complete", True),
+        _c(
+            "packets_dropped",
+            "i64",
+            "packets",
+            "packets of this flow (data and ACKs) dropped or lost on links",
+        ),
         _c("retransmits", "i64", "packets", "retransmitted segments"),
         _c("timeouts", "i64", "", "retransmission timeouts"),
         _c("fast_recoveries", "i64", "", "fast retransmit / fast recovery episodes"),

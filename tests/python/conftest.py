@@ -77,6 +77,7 @@ def fake_raw(seed: int = 1, resolved: dict | None = None) -> dict:
                 "bytes_delivered": [37500, 87500],
                 "goodput_bps": [300000.0, 700000.0],
                 "fct_s": [NAN, 0.5],
+                "packets_dropped": [1, 0],
                 "retransmits": [1, 0],
                 "timeouts": [0, 0],
                 "fast_recoveries": [1, 0],

@@ -6,7 +6,7 @@ import re
 
 import xcclab
 from conftest import ROOT
-from xcclab.catalog import ALGORITHMS
+from xcclab.algorithms import ALGORITHMS
 from xcclab.schema import TABLES
 
 
@@ -28,3 +28,18 @@ def test_python_version_matches_cargo_workspace():
     cargo = (ROOT / "Cargo.toml").read_text()
     version = re.search(r'^version = "([^"]+)"', cargo, re.M).group(1)
     assert xcclab.__version__ == version
+
+
+def test_readme_links_the_workflow_docs_and_the_reproduction_index():
+    text = (ROOT / "README.md").read_text()
+    for target in (
+        "docs/sweeps.md",
+        "docs/catalog.md",
+        "docs/pcap.md",
+        "docs/reproduction/index.md",
+    ):
+        assert f"]({target})" in text, target
+        assert (ROOT / target).is_file(), target
+    index = (ROOT / "docs" / "reproduction" / "index.md").read_text()
+    for link in re.findall(r"\]\(([^)]+)\)", index):
+        assert (ROOT / "docs" / "reproduction" / link).is_file(), link

@@ -14,6 +14,7 @@
 //! - [`transport`]: the one reliable transport every host algorithm runs on.
 //! - [`harness`]: two endpoints and a link on a virtual clock, with no simulator.
 
+pub mod analysis;
 pub mod harness;
 pub mod host;
 pub mod link;

@@ -4,7 +4,7 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 use xcc_sim::output::{Column, Table};
 use xcc_sim::{Format, RunError};
@@ -50,9 +50,12 @@ fn validate(text: &str, source: &str, format: &str) -> PyResult<String> {
     serde_json::to_string(&s).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
-/// Runs a scenario; returns {"resolved", "seed", "stats", "tables"}.
+/// Runs a scenario; returns {"resolved", "seed", "stats", "tables"}, and with
+/// `pcap_link="a->b"` also "pcap": the packets departing that link direction as a list of
+/// (time_ns, header bytes, original length) (see xcc_sim::capture for the encoding).
 #[pyfunction]
-#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None))]
+#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None, pcap_link = None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     text: &str,
@@ -61,6 +64,7 @@ fn run(
     seed: Option<u64>,
     metrics: bool,
     progress: Option<PyObject>,
+    pcap_link: Option<&str>,
 ) -> PyResult<PyObject> {
     let fmt = format_of(format)?;
     let mut callback_error: Option<PyErr> = None;
@@ -71,7 +75,7 @@ fn run(
             }
         }
     };
-    let result = xcc_sim::run_text(text, source, fmt, seed, metrics, Some(&mut report));
+    let result = xcc_sim::run_text_capturing(text, source, fmt, seed, metrics, pcap_link, Some(&mut report));
     if let Some(e) = callback_error {
         return Err(e);
     }
@@ -95,11 +99,48 @@ fn run(
     tables.set_item("links", table_to_dict(py, &out.links)?)?;
     tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
     d.set_item("tables", tables)?;
+    if let Some(packets) = &out.capture {
+        let list = PyList::empty(py);
+        for c in packets {
+            list.append((c.time.as_ns(), PyBytes::new(py, &c.bytes), c.orig_len))?;
+        }
+        d.set_item("pcap", list)?;
+    }
+    Ok(d.into_any().unbind())
+}
+
+/// The max-min fair allocation (exact water-filling): returns {"rate", "bottleneck", "load"};
+/// `bottleneck` holds the limiting link's index, -1 for a demand cap, -2 for no constraint.
+#[pyfunction]
+#[pyo3(signature = (capacity, paths, demand = None))]
+fn max_min_fair(
+    py: Python<'_>,
+    capacity: Vec<f64>,
+    paths: Vec<Vec<u32>>,
+    demand: Option<Vec<f64>>,
+) -> PyResult<PyObject> {
+    use xcc_core::analysis::{max_min_fair, Bottleneck, MaxMinProblem};
+    let problem = MaxMinProblem { capacity, paths, demand: demand.unwrap_or_default() };
+    let a = py.allow_threads(|| max_min_fair(&problem)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("rate", a.rate)?;
+    let codes: Vec<i64> = a
+        .bottleneck
+        .iter()
+        .map(|b| match b {
+            Bottleneck::Link(l) => *l as i64,
+            Bottleneck::Demand => -1,
+            Bottleneck::Unconstrained => -2,
+        })
+        .collect();
+    d.set_item("bottleneck", codes)?;
+    d.set_item("load", a.load)?;
     Ok(d.into_any().unbind())
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -13,6 +13,7 @@
 //! println!("{} events", out.1.stats.events);
 //! ```
 
+pub mod capture;
 pub mod engine;
 pub mod link;
 pub mod output;
@@ -34,14 +35,34 @@ pub fn run_text(
     metrics: bool,
     progress: Option<&mut dyn FnMut(f64)>,
 ) -> Result<(Scenario, RunOutput), RunError> {
+    run_text_capturing(text, source, format, seed, metrics, None, progress)
+}
+
+/// [`run_text`], also capturing the packets that depart link direction `capture` (`"a->b"`)
+/// into `RunOutput::capture` (see [`capture`]).
+pub fn run_text_capturing(
+    text: &str,
+    source: &str,
+    format: Format,
+    seed: Option<u64>,
+    metrics: bool,
+    capture: Option<&str>,
+    progress: Option<&mut dyn FnMut(f64)>,
+) -> Result<(Scenario, RunOutput), RunError> {
     let mut scenario = resolve(text, source, format).map_err(RunError::Scenario)?;
     if let Some(s) = seed {
         scenario.seed = s;
     }
     let resolved = scenario.clone();
-    let sim = Simulation::new(scenario, metrics).map_err(|mut e| {
+    let mut sim = Simulation::new(scenario, metrics).map_err(|mut e| {
         e.source = source.to_string();
         RunError::Scenario(e)
     })?;
+    if let Some(link) = capture {
+        sim.capture_link(link).map_err(|mut e| {
+            e.source = source.to_string();
+            RunError::Scenario(e)
+        })?;
+    }
     Ok((resolved, sim.run(progress)?))
 }

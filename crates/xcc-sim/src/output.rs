@@ -132,4 +132,7 @@ pub struct RunOutput {
     pub flows: Table,
     pub links: Table,
     pub transactions: Table,
+    /// Packets departing the captured link direction, if one was captured
+    /// ([`crate::Simulation::capture_link`]).
+    pub capture: Option<Vec<crate::capture::CapturedPacket>>,
 }

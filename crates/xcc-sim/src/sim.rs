@@ -1,16 +1,17 @@
 //! The simulation: builds topology, links and traffic from a resolved scenario, runs the event
 //! loop, samples metrics, and checks invariants at the end.
 
-use xcc_core::host::{AnyController, AnyEchoer, NewReno, NewRenoConfig, PlainEcho};
+use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho};
 use xcc_core::link::{
     AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
-    Red, RedAction, RedConfig, RedUnit, RedVariant,
+    MaxNetRouter, MaxNetRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
 };
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
 use xcc_core::wire::{Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
+use crate::capture::{self, CapturedPacket};
 use crate::engine::{Event, EventQueue};
 use crate::link::{Offer, SimLink, SimPacket};
 use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
@@ -100,6 +101,8 @@ struct FlowRec {
     completed_at: Option<Time>,
     first_byte_at: Option<Time>,
     cbr_sent_bytes: u64,
+    /// Packets of this flow (data or ACKs) dropped or lost on any link.
+    drops: u64,
 }
 
 struct Generator {
@@ -169,10 +172,21 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
             initial_window_segments: initial_window,
             ..NewRenoConfig::default()
         })),
+        Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart } => {
+            AnyController::MaxNet(MaxNet::new(MaxNetConfig {
+                x_max_bps,
+                t_s,
+                alpha,
+                eta,
+                dt_min: Dur(dt_min_ns),
+                maxstart,
+                mss_bytes: t.mss_bytes,
+            }))
+        }
     }
 }
 
-fn link_algorithm(q: &Queue, rng: Pcg64Mcg) -> AnyLinkAlgorithm {
+fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
     match q {
         Queue::DropTail => AnyLinkAlgorithm::DropTail(DropTail::new(DropTailConfig::default())),
         Queue::Red(p) => AnyLinkAlgorithm::Red(Red::new(
@@ -198,6 +212,18 @@ fn link_algorithm(q: &Queue, rng: Pcg64Mcg) -> AnyLinkAlgorithm {
             theta: p.theta,
             theta_h: p.theta_h,
         })),
+        Queue::MaxNet(p) => {
+            // Control intervals start at a random phase per link (protocols.md 14.4).
+            let phase = Time((uniform01(&mut rng) * p.dt_p_ns as f64) as u64);
+            let cfg = MaxNetRouterConfig {
+                mu: p.mu,
+                dt_p: Dur(p.dt_p_ns),
+                t0: Dur(p.t0_ns),
+                t_s: p.t_s,
+                x_max_bps: p.x_max_bps,
+            };
+            AnyLinkAlgorithm::MaxNet(MaxNetRouter::new(cfg, rate_bps, phase))
+        }
     }
 }
 
@@ -213,8 +239,8 @@ impl Simulation {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64));
-                SimLink::new(
+                let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64), l.rate_bps);
+                let mut link = SimLink::new(
                     l.from,
                     l.to,
                     l.rate_bps,
@@ -224,7 +250,9 @@ impl Simulation {
                     l.loss,
                     algo,
                     component_rng(seed, kind::LINK_LOSS, i as u64),
-                )
+                );
+                link.jitter_ns = l.jitter_ns.min(u32::MAX as u64) as u32;
+                link
             })
             .collect();
         let link_from: Vec<u32> = scenario.links.iter().map(|l| l.from).collect();
@@ -374,6 +402,25 @@ impl Simulation {
         &self.scenario
     }
 
+    /// Records the packets departing link direction `name` (`"a->b"`) for
+    /// `RunOutput::capture`. Costs nothing on the other links.
+    pub fn capture_link(&mut self, name: &str) -> Result<(), ScenarioError> {
+        match self.scenario.links.iter().position(|l| l.name == name) {
+            Some(i) => {
+                self.links[i].start_capture();
+                Ok(())
+            }
+            None => {
+                let known: Vec<&str> = self.scenario.links.iter().map(|l| l.name.as_str()).collect();
+                Err(ScenarioError {
+                    source: String::new(),
+                    path: "pcap".into(),
+                    message: format!("no link direction {name:?}; expected one of {}", known.join(", ")),
+                })
+            }
+        }
+    }
+
     /// Runs to the scenario's duration. `progress` gets the simulated fraction now and then.
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> Result<RunOutput, RunError> {
         let wall = std::time::Instant::now();
@@ -441,7 +488,11 @@ impl Simulation {
     fn offer(&mut self, l: u32, idx: u32) {
         let link = &mut self.links[l as usize];
         match link.offer(self.now, idx, &mut self.arena) {
-            Offer::Dropped => self.free.push(idx),
+            Offer::Dropped => {
+                let f = self.arena[idx as usize].pkt.flow.0;
+                self.flows[f as usize].drops += 1;
+                self.free.push(idx);
+            }
             Offer::Queued { first } => {
                 if first {
                     let t = link.next_delivery().expect("just queued");
@@ -624,7 +675,20 @@ impl Simulation {
             (Some(cc), Some(t), _) => {
                 let cfg = transport_config(&t);
                 let sender = Sender::new(FlowId(f), cfg, controller(&cc, &t), rec.size, now);
-                let receiver = Receiver::new(FlowId(f), cfg, AnyEchoer::Plain(PlainEcho::default()));
+                let echo = match cc {
+                    // MaxNet's receiver averages the price over one RTT: the path's two-way
+                    // propagation delay.
+                    Cc::MaxNet { .. } => {
+                        let (fwd, rev) = (rec.fwd, rec.rev);
+                        let delay = |r: Route| -> u64 {
+                            (0..r.len).map(|k| self.links[self.routes.hop(r, k) as usize].delay.as_ns()).sum()
+                        };
+                        AnyEchoer::MaxNet(MaxNetEcho::new(Dur(delay(fwd) + delay(rev))))
+                    }
+                    _ => AnyEchoer::Plain(PlainEcho::default()),
+                };
+                let rec = &mut self.flows[f as usize];
+                let receiver = Receiver::new(FlowId(f), cfg, echo);
                 rec.ep = Endpoints::Bulk { sender, receiver };
                 self.drain_sender(f);
             }
@@ -881,7 +945,8 @@ impl Simulation {
 
     // ---- summaries -----------------------------------------------------------------------
 
-    fn into_output(self, stats: RunStats) -> RunOutput {
+    fn into_output(mut self, stats: RunStats) -> RunOutput {
+        let capture = self.take_capture();
         let end = self.end;
         let name = |n: u32| self.scenario.nodes[n as usize].name.as_str();
         let mut flows = TableBuilder::default();
@@ -914,6 +979,7 @@ impl Simulation {
                 .i64("bytes_delivered", rec.delivered as i64)
                 .f64("goodput_bps", if active > 0.0 { rec.delivered as f64 * 8.0 / active } else { f64::NAN })
                 .f64("fct_s", rec.completed_at.map_or(f64::NAN, |t| (t - rec.start).as_secs_f64()))
+                .i64("packets_dropped", rec.drops as i64)
                 .i64("retransmits", snd.retransmits as i64)
                 .i64("timeouts", snd.timeouts as i64)
                 .i64("fast_recoveries", snd.fast_recoveries as i64)
@@ -976,7 +1042,23 @@ impl Simulation {
             flows: flows.finish(),
             links: links.finish(),
             transactions: txns.finish(),
+            capture,
         }
+    }
+
+    /// The packets of the capturing links, encoded (`capture::encode`); `None` if none captured.
+    fn take_capture(&mut self) -> Option<Vec<CapturedPacket>> {
+        let mut out: Option<Vec<CapturedPacket>> = None;
+        for link in self.links.iter_mut().filter(|l| l.is_capturing()) {
+            let v = out.get_or_insert_with(Vec::new);
+            for (t, pkt) in link.take_capture() {
+                let f = &self.flows[pkt.flow.0 as usize];
+                let mut c = capture::encode(&pkt, f.src, f.dst, v.len() as u16);
+                c.time = t;
+                v.push(c);
+            }
+        }
+        out
     }
 }
 
@@ -1017,6 +1099,7 @@ impl FlowRec {
             completed_at: None,
             first_byte_at: None,
             cbr_sent_bytes: 0,
+            drops: 0,
         }
     }
 }

@@ -6,11 +6,13 @@
 //! Adding an algorithm: one file here, one variant in [`AnyController`] (and, if its receiver
 //! does more than copy the header back, one in [`AnyEchoer`]).
 
+pub mod maxnet;
 pub mod newreno;
 
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
 
+pub use maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
 pub use newreno::{NewReno, NewRenoConfig};
 
 /// What one arriving ACK told the transport, handed to the controller after the transport has
@@ -80,12 +82,14 @@ pub trait Controller {
 #[derive(Debug, Clone)]
 pub enum AnyController {
     NewReno(NewReno),
+    MaxNet(MaxNet),
 }
 
 macro_rules! dispatch {
     ($self:expr, $a:ident => $body:expr) => {
         match $self {
             AnyController::NewReno($a) => $body,
+            AnyController::MaxNet($a) => $body,
         }
     };
 }
@@ -159,6 +163,7 @@ impl Echoer for PlainEcho {
 #[derive(Debug, Clone)]
 pub enum AnyEchoer {
     Plain(PlainEcho),
+    MaxNet(MaxNetEcho),
 }
 
 impl Echoer for AnyEchoer {
@@ -166,12 +171,14 @@ impl Echoer for AnyEchoer {
     fn on_data(&mut self, now: Time, hdr: &CongestionHeader) {
         match self {
             AnyEchoer::Plain(e) => e.on_data(now, hdr),
+            AnyEchoer::MaxNet(e) => e.on_data(now, hdr),
         }
     }
     #[inline]
     fn echo(&mut self, now: Time) -> CongestionHeader {
         match self {
             AnyEchoer::Plain(e) => e.echo(now),
+            AnyEchoer::MaxNet(e) => e.echo(now),
         }
     }
 }

@@ -14,6 +14,7 @@
 
 pub mod droptail;
 pub mod markmax;
+pub mod maxnet;
 pub mod red;
 
 use crate::packet::{FlowId, Packet};
@@ -21,6 +22,7 @@ use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
 pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
+pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 
 /// What happens to an arriving packet.
@@ -88,6 +90,7 @@ pub enum AnyLinkAlgorithm {
     DropTail(DropTail),
     Red(Red),
     MarkMax(MarkMax),
+    MaxNet(MaxNetRouter),
 }
 
 macro_rules! dispatch {
@@ -96,6 +99,7 @@ macro_rules! dispatch {
             AnyLinkAlgorithm::DropTail($a) => $body,
             AnyLinkAlgorithm::Red($a) => $body,
             AnyLinkAlgorithm::MarkMax($a) => $body,
+            AnyLinkAlgorithm::MaxNet($a) => $body,
         }
     };
 }

@@ -5,12 +5,15 @@
 //! Adding a protocol: add a variant, its body encoding in `emit_body`/`parse_body`, and a
 //! round-trip test.
 
+use super::maxnet::MaxNetHeader;
 use super::WireError;
 
 /// Protocol numbers of the shim header.
 pub mod proto {
     /// No explicit feedback (TCP NewReno, CBR).
     pub const NONE: u8 = 0;
+    /// MaxNet: the TCP option kind of seed 000 (Fig. 4), reused as the shim's protocol number.
+    pub const MAXNET: u8 = 42;
 }
 
 /// Explicit feedback fields, as values.
@@ -19,6 +22,8 @@ pub enum CongestionHeader {
     /// The packet carries no congestion header.
     #[default]
     None,
+    /// MaxNet's price and echo (seed 000, Fig. 4).
+    MaxNet(MaxNetHeader),
 }
 
 /// Bytes of the shim framing (protocol number and body length).
@@ -28,6 +33,7 @@ impl CongestionHeader {
     pub fn proto(&self) -> u8 {
         match self {
             CongestionHeader::None => proto::NONE,
+            CongestionHeader::MaxNet(_) => proto::MAXNET,
         }
     }
 
@@ -35,6 +41,7 @@ impl CongestionHeader {
     pub fn body_len(&self) -> usize {
         match self {
             CongestionHeader::None => 0,
+            CongestionHeader::MaxNet(_) => MaxNetHeader::LEN,
         }
     }
 
@@ -42,7 +49,6 @@ impl CongestionHeader {
     pub fn wire_len(&self) -> usize {
         match self {
             CongestionHeader::None => 0,
-            #[allow(unreachable_patterns)]
             _ => SHIM_LEN + self.body_len(),
         }
     }
@@ -55,6 +61,10 @@ impl CongestionHeader {
         }
         buf[0] = self.proto();
         buf[1] = self.body_len() as u8;
+        match self {
+            CongestionHeader::None => {}
+            CongestionHeader::MaxNet(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+        }
         Ok(n)
     }
 
@@ -69,6 +79,9 @@ impl CongestionHeader {
         }
         let hdr = match (p, len) {
             (proto::NONE, 0) => CongestionHeader::None,
+            (proto::MAXNET, MaxNetHeader::LEN) => {
+                CongestionHeader::MaxNet(MaxNetHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
             _ => return Err(WireError::Malformed),
         };
         Ok((hdr, SHIM_LEN + len))
@@ -98,6 +111,18 @@ mod tests {
         assert_eq!(CongestionHeader::parse(&buf[..SHIM_LEN]), Ok((CongestionHeader::None, SHIM_LEN)));
     }
 
+    /// MaxNet's shim is byte for byte seed 000's TCP option: kind 42, 6, echo, price.
+    #[test]
+    fn maxnet_round_trips_as_the_papers_option() {
+        let h = CongestionHeader::MaxNet(MaxNetHeader { echo: 0xABCDEF, price: 0x800001 });
+        assert_eq!(h.wire_len(), 8);
+        let mut buf = [0u8; 8];
+        assert_eq!(h.emit(&mut buf), Ok(8));
+        assert_eq!(buf, [42, 6, 0xAB, 0xCD, 0xEF, 0x80, 0x00, 0x01]);
+        assert_eq!(CongestionHeader::parse(&buf), Ok((h, 8)));
+        assert_eq!(CongestionHeader::parse(&[42, 5, 0, 0, 0, 0, 0]), Err(WireError::Malformed));
+    }
+
     #[test]
     fn emit_into_short_buffer_is_truncated() {
         let h = CongestionHeader::None;
@@ -108,6 +133,7 @@ mod tests {
     #[test]
     fn unknown_proto_or_bad_length_is_malformed() {
         for p in [1u8, 7, 0x80, 0xFF] {
+            // (42 is MaxNet: its malformed lengths are tested beside its round trip.)
             assert_eq!(CongestionHeader::parse(&[p, 0]), Err(WireError::Malformed), "proto {p}");
             assert_eq!(CongestionHeader::parse(&[p, 2, 9, 9]), Err(WireError::Malformed));
         }

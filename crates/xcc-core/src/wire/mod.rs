@@ -6,10 +6,12 @@
 
 pub mod congestion;
 pub mod ecn;
+pub mod maxnet;
 pub mod segment;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
+pub use maxnet::MaxNetHeader;
 pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 
 /// Why a byte buffer could not be parsed.

@@ -69,6 +69,16 @@ pub struct MarkMaxParams {
     pub tail: Option<f64>,
 }
 
+/// MaxNet router parameters (seed 000).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MaxNetRouterParams {
+    pub mu: f64,
+    pub dt_p_ns: u64,
+    pub t0_ns: u64,
+    pub t_s: f64,
+    pub x_max_bps: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Queue {
@@ -76,6 +86,8 @@ pub enum Queue {
     Red(RedParams),
     #[serde(rename = "markmax")]
     MarkMax(MarkMaxParams),
+    #[serde(rename = "maxnet")]
+    MaxNet(MaxNetRouterParams),
 }
 
 impl Queue {
@@ -84,6 +96,7 @@ impl Queue {
             Queue::DropTail => "droptail",
             Queue::Red(_) => "red",
             Queue::MarkMax(_) => "markmax",
+            Queue::MaxNet(_) => "maxnet",
         }
     }
 }
@@ -99,6 +112,9 @@ pub struct Link {
     pub queue: Queue,
     /// Probability that a packet is lost on this link (random-loss model checks).
     pub loss: f64,
+    /// Each packet's propagation delay is `delay_ns` plus a uniform draw in [0, jitter_ns],
+    /// never overtaking the packet before it (breaks deterministic phase effects).
+    pub jitter_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -116,13 +132,25 @@ pub struct Transport {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Cc {
-    NewReno { initial_window: u32 },
+    NewReno {
+        initial_window: u32,
+    },
+    #[serde(rename = "maxnet")]
+    MaxNet {
+        x_max_bps: f64,
+        t_s: f64,
+        alpha: f64,
+        eta: f64,
+        dt_min_ns: u64,
+        maxstart: bool,
+    },
 }
 
 impl Cc {
     pub fn name(&self) -> &'static str {
         match self {
             Cc::NewReno { .. } => "newreno",
+            Cc::MaxNet { .. } => "maxnet",
         }
     }
 }

@@ -192,7 +192,8 @@ impl<'a> Resolver<'a> {
             return Err(self.err(&format!("{path}.between"), "a link joins two different nodes"));
         }
         let rev = l.reverse.unwrap_or_default();
-        let fwd = self.direction(path, a, b, &l.rate, &l.delay, &l.buffer, l.queue.as_ref(), l.loss)?;
+        let fwd =
+            self.direction(path, a, b, &l.rate, &l.delay, &l.buffer, l.queue.as_ref(), l.loss, l.jitter.as_deref())?;
         let rpath = format!("{path}.reverse");
         let back = self.direction(
             &rpath,
@@ -203,6 +204,7 @@ impl<'a> Resolver<'a> {
             rev.buffer.as_ref().unwrap_or(&l.buffer),
             rev.queue.as_ref().or(l.queue.as_ref()),
             rev.loss.or(l.loss),
+            rev.jitter.as_deref().or(l.jitter.as_deref()),
         )?;
         links.push(fwd);
         links.push(back);
@@ -220,6 +222,7 @@ impl<'a> Resolver<'a> {
         buffer: &str,
         queue: Option<&Value>,
         loss: Option<f64>,
+        jitter: Option<&str>,
     ) -> Result<Link, ScenarioError> {
         let rate_bps = parse_rate_bps(rate).map_err(|m| self.err(&format!("{path}.rate"), m))?;
         if rate_bps == 0 {
@@ -243,7 +246,16 @@ impl<'a> Resolver<'a> {
             return Err(self.err(&format!("{path}.loss"), format!("{loss}: expected a probability in [0, 1)")));
         }
         let name = format!("{}->{}", self.nodes[from as usize].name, self.nodes[to as usize].name);
-        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss })
+        let jitter_ns = match jitter {
+            None => 0,
+            Some(s) => match self.time(&format!("{path}.jitter"), s)? {
+                j if j > 1_000_000_000 => {
+                    return Err(self.err(&format!("{path}.jitter"), format!("'{s}': expected at most 1 s")))
+                }
+                j => j,
+            },
+        };
+        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss, jitter_ns })
     }
 
     fn queue(&self, path: &str, q: Option<&Value>) -> Result<Queue, ScenarioError> {
@@ -273,10 +285,12 @@ impl<'a> Resolver<'a> {
                 "markmax needs its thresholds: { kind = \"markmax\", variant = \"b\", theta = \"240pkt\" }",
             )),
             ("markmax", v) => self.markmax(path, typed(v.clone(), path, self.source)?),
-            (other, _) => {
-                Err(self
-                    .err(&format!("{path}.kind"), format!("unknown queue '{other}' (known: droptail, red, markmax)")))
-            }
+            ("maxnet", Value::String(_)) => self.maxnet_queue(path, None),
+            ("maxnet", v) => self.maxnet_queue(path, Some(typed(v.clone(), path, self.source)?)),
+            (other, _) => Err(self.err(
+                &format!("{path}.kind"),
+                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet)"),
+            )),
         }
     }
 
@@ -400,6 +414,80 @@ impl<'a> Resolver<'a> {
         Ok(Queue::MarkMax(MarkMaxParams { variant, unit, theta_l, theta, theta_h, tail }))
     }
 
+    /// MaxNet's router: seed 000's defaults (dt_p 1 ms, T0 130 ms, T 0.4 s, x_max 1e15), mu 0.9.
+    fn maxnet_queue(&self, path: &str, m: Option<MaxNetQueueSpec>) -> Result<Queue, ScenarioError> {
+        let d = xcc_core::link::MaxNetRouterConfig::default();
+        let (mu, dt_p, t0, t, x_max) = match m {
+            None => (None, None, None, None, None),
+            Some(m) => (m.mu, m.dt_p, m.t0, m.t, m.x_max),
+        };
+        let mu = mu.unwrap_or(d.mu);
+        if !(mu > 0.0 && mu <= 1.0) {
+            return Err(self.err(&format!("{path}.mu"), format!("{mu}: expected 0 < mu <= 1")));
+        }
+        let positive_time = |field: &str, v: Option<String>, default: u64| -> Result<u64, ScenarioError> {
+            match v {
+                None => Ok(default),
+                Some(s) => match self.time(&format!("{path}.{field}"), &s)? {
+                    0 => Err(self.err(&format!("{path}.{field}"), "expected a positive time")),
+                    ns => Ok(ns),
+                },
+            }
+        };
+        let dt_p_ns = positive_time("dt_p", dt_p, d.dt_p.as_ns())?;
+        let t0_ns = positive_time("t0", t0, d.t0.as_ns())?;
+        let t_s = positive_time("t", t, (d.t_s * 1e9) as u64)? as f64 * 1e-9;
+        let x_max_bps = match x_max {
+            None => d.x_max_bps,
+            Some(s) => match parse_rate_bps(&s).map_err(|m| self.err(&format!("{path}.x_max"), m))? {
+                0 => return Err(self.err(&format!("{path}.x_max"), "expected a positive rate")),
+                r => r as f64,
+            },
+        };
+        Ok(Queue::MaxNet(MaxNetRouterParams { mu, dt_p_ns, t0_ns, t_s, x_max_bps }))
+    }
+
+    /// MaxNet's source: seed 000 Section VI (x_max 1e15, T 0.4 s, alpha 0.66, eta 0.06,
+    /// dt_min 1 us), MaxStart on.
+    fn maxnet_cc(&self, path: &str, m: Option<MaxNetCcSpec>) -> Result<Cc, ScenarioError> {
+        let d = xcc_core::host::MaxNetConfig::default();
+        let m = m.unwrap_or(MaxNetCcSpec {
+            kind: "maxnet".into(),
+            x_max: None,
+            t: None,
+            alpha: None,
+            eta: None,
+            dt_min: None,
+            maxstart: None,
+        });
+        let x_max_bps = match &m.x_max {
+            None => d.x_max_bps,
+            Some(s) => match parse_rate_bps(s).map_err(|e| self.err(&format!("{path}.x_max"), e))? {
+                0 => return Err(self.err(&format!("{path}.x_max"), "expected a positive rate")),
+                r => r as f64,
+            },
+        };
+        let t_s = match &m.t {
+            None => d.t_s,
+            Some(s) => match self.time(&format!("{path}.t"), s)? {
+                0 => return Err(self.err(&format!("{path}.t"), "expected a positive time")),
+                ns => ns as f64 * 1e-9,
+            },
+        };
+        let alpha = m.alpha.unwrap_or(d.alpha);
+        let eta = m.eta.unwrap_or(d.eta);
+        for (field, v) in [("alpha", alpha), ("eta", eta)] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a positive number")));
+            }
+        }
+        let dt_min_ns = match &m.dt_min {
+            None => d.dt_min.as_ns(),
+            Some(s) => self.time(&format!("{path}.dt_min"), s)?,
+        };
+        Ok(Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart: m.maxstart.unwrap_or(d.maxstart) })
+    }
+
     fn transport(&self, path: &str, t: Option<TransportSpec>) -> Result<Transport, ScenarioError> {
         let t = t.unwrap_or_default();
         let size = |field: &str, v: &Option<String>, default: u32| -> Result<u32, ScenarioError> {
@@ -456,6 +544,18 @@ impl<'a> Resolver<'a> {
     }
 
     fn cc(&self, path: &str, v: Option<Value>) -> Result<Cc, ScenarioError> {
+        let is_maxnet = match &v {
+            Some(Value::String(s)) => s == "maxnet",
+            Some(Value::Object(o)) => o.get("kind").and_then(|k| k.as_str()) == Some("maxnet"),
+            _ => false,
+        };
+        if is_maxnet {
+            let spec = match v {
+                Some(t @ Value::Object(_)) => Some(typed(t, path, self.source)?),
+                _ => None,
+            };
+            return self.maxnet_cc(path, spec);
+        }
         let (kind, table) = match v {
             None => ("newreno".to_string(), None),
             Some(Value::String(s)) => (s, None),
@@ -475,7 +575,7 @@ impl<'a> Resolver<'a> {
                 }
                 Ok(Cc::NewReno { initial_window })
             }
-            other => Err(self.err(path, format!("unknown congestion control '{other}' (known: newreno)"))),
+            other => Err(self.err(path, format!("unknown congestion control '{other}' (known: newreno, maxnet)"))),
         }
     }
 

@@ -44,6 +44,8 @@ pub struct LinkSpec {
     pub buffer: String,
     pub queue: Option<Value>,
     pub loss: Option<f64>,
+    /// Random extra propagation delay per packet, uniform in [0, jitter], order kept.
+    pub jitter: Option<String>,
     pub reverse: Option<LinkDirSpec>,
 }
 
@@ -56,6 +58,7 @@ pub struct LinkDirSpec {
     pub buffer: Option<String>,
     pub queue: Option<Value>,
     pub loss: Option<f64>,
+    pub jitter: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
@@ -102,6 +105,31 @@ pub struct TransportSpec {
 pub struct CcTableSpec {
     pub kind: String,
     pub initial_window: Option<u32>,
+}
+
+/// `cc = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MaxNetCcSpec {
+    pub kind: String,
+    pub x_max: Option<String>,
+    pub t: Option<String>,
+    pub alpha: Option<f64>,
+    pub eta: Option<f64>,
+    pub dt_min: Option<String>,
+    pub maxstart: Option<bool>,
+}
+
+/// `queue = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MaxNetQueueSpec {
+    pub kind: String,
+    pub mu: Option<f64>,
+    pub dt_p: Option<String>,
+    pub t0: Option<String>,
+    pub t: Option<String>,
+    pub x_max: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -22,7 +22,12 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm("newreno", "host", "implemented", "RFC 6582/3168 (NewReno + ECN, on RFC 5681/6298)"),
     Algorithm("droptail", "link", "implemented", "FIFO tail drop, ns-2 DropTail (packet mode)"),
     Algorithm("red", "link", "implemented", "Floyd & Jacobson 1993, classic or gentle (ns-2)"),
-    Algorithm("maxnet", "host+link", "planned", "seed 000 (MaxNet TCP, MaxStart)"),
+    Algorithm(
+        "maxnet",
+        "host+link",
+        "implemented",
+        "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price); experiments pending",
+    ),
     Algorithm("xcp", "host+link", "planned", "Katabi et al. SIGCOMM 2002, ns-2.35 code"),
     Algorithm("rcp", "host+link", "planned", "Dukkipati et al., Stanford ns-2 RCP v4"),
     Algorithm("piqi-rcp", "host+link", "planned", "seed 002; update law not yet published [GAP]"),

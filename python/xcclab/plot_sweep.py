@@ -1,0 +1,295 @@
+"""Plots of a sweep: a metric against swept parameters, with confidence intervals over seeds.
+
+``xcc plot-sweep DIR --metric M --x PARAM [--y PARAM2] [--hue PARAM3]``:
+
+- with ``--x`` only: a **line plot** of the metric's mean over seeds against ``PARAM``, with a
+  95% confidence interval (Student's t over the seeds: mean +- t(0.975, n-1) s / sqrt(n)),
+  one line per value of every other swept parameter (or of ``--hue``, averaging the rest);
+- with ``--y`` too: a **heatmap** of the mean over seeds, one panel per combination of the
+  remaining parameters, each cell annotated with mean +- half-width of the interval.
+
+The metric is computed per run with the catalog's SQL views (``docs/catalog.md``), so anything
+the views hold can be plotted:
+
+- ``jain``: Jain's fairness index over the flows' goodputs;
+- ``TABLE.COLUMN`` with ``--agg`` (``mean`` by default; ``sum``, ``min``, ``max``) over that
+  table's rows of the run, e.g. ``flows.goodput_bps --agg sum``, ``links.utilisation`` with
+  ``--where "name = 'r1->r2'"`` (any SQL condition on the table's columns).
+
+Parameters are named as in the manifest (``link_1_delay`` or ``link[1].delay``); values with
+units are placed on the axis by their SI value (seconds, bit/s, bytes) and labelled as written.
+The statistics are returned as a polars DataFrame and written next to the figures as
+``<stem>.csv``, so a plot can always be checked against its numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ScenarioError
+from .sweep_runner import load_manifest
+from .sweep_spec import column_name
+
+AGGREGATES = ("mean", "sum", "min", "max")
+#: Two-sided 95% Student t quantiles t(0.975, df) for df = 1..30; 1.96 beyond.
+_T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+def t975(df: int) -> float:
+    """t(0.975, df): the 95% two-sided quantile of Student's t (nan for df < 1)."""
+    if df < 1:
+        return math.nan
+    return _T975[df - 1] if df <= len(_T975) else 1.96
+
+
+@dataclass
+class Metric:
+    label: str
+    sql: str  # SELECT run_dir, value ... GROUP BY run_dir
+
+
+def metric_sql(metric: str, agg: str = "mean", where: str | None = None) -> Metric:
+    """The per-run SQL of ``metric`` (see the module doc)."""
+    if agg not in AGGREGATES:
+        raise ScenarioError(f"--agg: expected one of {', '.join(AGGREGATES)}, got {agg!r}")
+    cond = f" AND ({where})" if where else ""
+    if metric == "jain":
+        expr, table, label = (
+            "sum(goodput_bps) ^ 2 / (count(*) * sum(goodput_bps ^ 2))",
+            "flows",
+            ("Jain's index (goodput)"),
+        )
+    else:
+        from .schema import TABLES
+
+        table, _, column = metric.partition(".")
+        known = {c.name for c in TABLES.get(table, ())}
+        if not column or column not in known:
+            tables = ", ".join(TABLES)
+            raise ScenarioError(
+                f"--metric: expected 'jain' or TABLE.COLUMN (tables: {tables}), got {metric!r}"
+                + (f"; {table} has {', '.join(sorted(known))}" if known else "")
+            )
+        expr = f'{agg}("{column}")'
+        label = f"{agg} of {metric}" + (f" where {where}" if where else "")
+    sql = (
+        f"SELECT run_dir, {expr} AS value FROM {table} "
+        f"WHERE point_id IS NOT NULL{cond} GROUP BY run_dir"
+    )
+    return Metric(label, sql)
+
+
+def sweep_stats(
+    sweep_dir: str | os.PathLike[str],
+    metric: str,
+    params: list[str],
+    *,
+    agg: str = "mean",
+    where: str | None = None,
+) -> tuple[Any, Metric, dict[str, str]]:
+    """Mean, sd, n and 95% CI half-width of ``metric`` over seeds, per combination of ``params``.
+
+    Returns (DataFrame, metric, {column: dotted path}). Parameters not in ``params`` are
+    averaged over (with the seeds).
+    """
+    import polars as pl
+
+    from .results_catalog import catalog
+
+    sweep_dir = Path(sweep_dir)
+    manifest = load_manifest(sweep_dir)
+    columns = manifest["columns"]  # dotted path -> column
+    by_name = {**{c: c for c in columns.values()}, **columns}
+    missing = [p for p in params if p not in by_name]
+    if missing:
+        raise ScenarioError(
+            f"{sweep_dir}: no swept parameter {missing[0]!r}; swept: "
+            + ", ".join(f"{c} ({p})" for p, c in columns.items())
+        )
+    cols = [by_name[p] for p in params]
+    m = metric_sql(metric, agg, where)
+    with catalog(sweep_dir) as cat:
+        import duckdb
+
+        try:
+            per_run = cat.sql(m.sql)
+        except duckdb.Error as exc:
+            raise ScenarioError(f"--metric/--where: {exc}") from None
+        runs = cat.sql("SELECT * FROM runs WHERE point_id IS NOT NULL")
+    if per_run.height == 0:
+        raise ScenarioError(f"{sweep_dir}: no finished point has rows for {m.label}")
+    data = per_run.join(runs, on="run_dir")
+    sort_cols = []
+    for c in cols:
+        si = f"{c}_si"
+        sort_cols.append(si if si in data.columns else c)
+    keys = list(dict.fromkeys(cols + [s for s in sort_cols if s not in cols]))
+    stats = (
+        data.group_by(keys)
+        .agg(
+            pl.col("value").mean().alias("mean"),
+            pl.col("value").std().alias("sd"),
+            pl.col("value").count().alias("n"),
+        )
+        .with_columns(
+            (
+                pl.col("sd")
+                * pl.col("n").map_elements(lambda n: t975(n - 1), return_dtype=pl.Float64)
+                / pl.col("n").cast(pl.Float64).sqrt()
+            ).alias("ci95")
+        )
+        .sort(sort_cols)
+    )
+    paths = {c: p for p, c in columns.items()}
+    return stats, m, {c: paths[c] for c in cols}
+
+
+def plot_sweep(
+    sweep_dir: str | os.PathLike[str],
+    metric: str,
+    x: str,
+    *,
+    y: str | None = None,
+    hue: str | None = None,
+    agg: str = "mean",
+    where: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    formats: tuple[str, ...] = ("png", "svg"),
+) -> list[Path]:
+    """Draw the line plot (``x``) or heatmap (``x`` and ``y``); return the files written."""
+    from .plot import _pyplot, save_figure
+
+    sweep_dir = Path(sweep_dir)
+    manifest = load_manifest(sweep_dir)
+    all_cols = list(manifest["columns"].values())
+    x_col, y_col = _col(manifest, x), _col(manifest, y) if y else None
+    if y_col == x_col:
+        raise ScenarioError("--y: expected a parameter other than --x")
+    if hue is not None:
+        groups = [_col(manifest, hue)]
+    else:
+        groups = [c for c in all_cols if c not in (x_col, y_col)]
+    axes_cols = [x_col] + ([y_col] if y_col else []) + groups
+    stats, m, _ = sweep_stats(sweep_dir, metric, axes_cols, agg=agg, where=where)
+    out_dir = Path(out) if out is not None else sweep_dir / "plots"
+    safe_metric = metric.replace(".", "-")
+    stem = f"{safe_metric}-vs-{x_col}" + (f"-{y_col}" if y_col else "")
+    plt = _pyplot()
+    fig = (
+        _heatmap(plt, stats, m, x_col, y_col, groups)
+        if y_col
+        else _lines(plt, stats, m, x_col, groups)
+    )
+    paths = save_figure(fig, out_dir, stem, formats)
+    plt.close(fig)
+    csv = out_dir / f"{stem}.csv"
+    stats.write_csv(csv)
+    return [*paths, csv]
+
+
+def _col(manifest: dict[str, Any], name: str) -> str:
+    columns = manifest["columns"]
+    if name in columns:
+        return columns[name]
+    if name in columns.values():
+        return name
+    if column_name(name) in columns.values():
+        return column_name(name)
+    raise ScenarioError(
+        f"no swept parameter {name!r}; swept: "
+        + ", ".join(f"{c} ({p})" for p, c in columns.items())
+    )
+
+
+def _axis(stats: Any, col: str) -> tuple[list[Any], list[float] | None]:
+    """Distinct values of ``col`` in axis order and, if they have units, their SI positions."""
+    si = f"{col}_si"
+    if si in stats.columns:
+        pairs = stats.select(col, si).unique().sort(si)
+        return pairs[col].to_list(), pairs[si].to_list()
+    values = stats[col].unique().sort().to_list()
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    return values, ([float(v) for v in values] if numeric else None)
+
+
+def _group_label(row: dict[str, Any], groups: list[str]) -> str:
+    return ", ".join(f"{g}={row[g]}" for g in groups) if groups else "all"
+
+
+def _lines(plt: Any, stats: Any, m: Metric, x: str, groups: list[str]) -> Any:
+    import polars as pl
+
+    values, positions = _axis(stats, x)
+    where = positions if positions is not None else list(range(len(values)))
+    pos = dict(zip(values, where))
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    combos = stats.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
+    for combo in combos:
+        sub = stats
+        for g, v in combo.items():
+            sub = sub.filter(pl.col(g) == v)
+        xs = [pos[v] for v in sub[x].to_list()]
+        mean, ci = sub["mean"].to_numpy(), sub["ci95"].fill_null(0).fill_nan(0).to_numpy()
+        (line,) = ax.plot(xs, mean, "o-", label=_group_label(combo, groups))
+        ax.fill_between(xs, mean - ci, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
+    ax.set_xticks(where)
+    ax.set_xticklabels([str(v) for v in values])
+    ax.set_xlabel(x)
+    ax.set_ylabel(m.label)
+    ax.set_title(f"{m.label}: mean and 95% CI over {_seeds(stats)}", fontsize=10)
+    ax.grid(True, lw=0.3)
+    if groups:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _heatmap(plt: Any, stats: Any, m: Metric, x: str, y: str, groups: list[str]) -> Any:
+    import numpy as np
+    import polars as pl
+
+    xs, _ = _axis(stats, x)
+    ys, _ = _axis(stats, y)
+    combos = stats.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
+    fig, axes = plt.subplots(
+        1,
+        len(combos),
+        figsize=(1.2 + 0.9 * len(xs) * len(combos) + 1, 1.2 + 0.6 * len(ys) + 1),
+        squeeze=False,
+        layout="constrained",
+    )
+    lo, hi = stats["mean"].min(), stats["mean"].max()
+    for ax, combo in zip(axes[0], combos):
+        sub = stats
+        for g, v in combo.items():
+            sub = sub.filter(pl.col(g) == v)
+        grid = np.full((len(ys), len(xs)), np.nan)
+        for row in sub.iter_rows(named=True):
+            i, j = ys.index(row[y]), xs.index(row[x])
+            grid[i, j] = row["mean"]
+            ci = row["ci95"]
+            text = f"{row['mean']:.3g}" + (f"\n±{ci:.2g}" if ci is not None and ci == ci else "")
+            ax.text(j, i, text, ha="center", va="center", fontsize=7)
+        image = ax.imshow(grid, origin="lower", aspect="auto", vmin=lo, vmax=hi, cmap="viridis")
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs])
+        ax.set_yticks(range(len(ys)), [str(v) for v in ys])
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.set_title(_group_label(combo, groups), fontsize=9)
+    fig.colorbar(image, ax=list(axes[0]), label=textwrap.fill(m.label, 30))
+    fig.suptitle(textwrap.fill(f"{m.label}: mean (±95% CI) over {_seeds(stats)}", 60), fontsize=9)
+    return fig
+
+
+def _seeds(stats: Any) -> str:
+    lo, hi = stats["n"].min(), stats["n"].max()
+    return f"{lo} seeds" if lo == hi else f"{lo} to {hi} seeds"

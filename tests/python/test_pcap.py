@@ -1,0 +1,175 @@
+"""pcap export: the capture is a valid pcap of IPv4/UDP datagrams carrying xcclab's headers,
+and tshark with tools/wireshark/xcclab.lua decodes the fields (when tshark is installed)."""
+
+from __future__ import annotations
+
+import ipaddress
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from xcclab.cli import main
+from xcclab.pcap import LINKTYPE_RAW, pcap_bytes, read_pcap
+
+DATA = Path(__file__).parent / "data"
+DISSECTOR = ROOT / "tools" / "wireshark" / "xcclab.lua"
+XCC_UDP_PORT = 9870
+
+
+def test_pcap_framing_round_trips(tmp_path):
+    records = [(1_500_000_123, b"\x45" + bytes(19), 1500), (2_000_000_000, b"\x45" * 20, 20)]
+    path = tmp_path / "x.pcap"
+    path.write_bytes(pcap_bytes(records))
+    assert read_pcap(path) == records
+    header = path.read_bytes()[:24]
+    assert struct.unpack("<I", header[:4])[0] == 0xA1B23C4D  # nanosecond pcap
+    assert struct.unpack("<I", header[20:24])[0] == LINKTYPE_RAW
+
+
+@pytest.fixture(scope="module")
+def captured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("pcap") / "run"
+    assert main(["run", str(DATA / "tiny.toml"), "--out", str(out), "--pcap", "r1->r2"]) == 0
+    return out
+
+
+@pytest.mark.native
+def test_capture_matches_the_links_table(captured):
+    import xcclab
+
+    records = read_pcap(captured / "capture.pcap")
+    res = xcclab.RunResult.load(captured)
+    link = res.link("r1->r2")
+    assert len(records) == link["packets_out"] > 100
+    times = [t for t, _, _ in records]
+    assert times == sorted(times)
+    flows = {row["name"]: row for row in res.flows.iter_rows(named=True)}
+    nodes = [n["name"] for n in res.scenario["nodes"]]
+    data = 0
+    for _, raw, orig in records:
+        assert raw[0] == 0x45 and raw[9] == 17  # IPv4, UDP
+        assert struct.unpack(">H", raw[2:4])[0] == orig
+        src = int(ipaddress.IPv4Address(raw[12:16])) - int(ipaddress.IPv4Address("10.0.0.1"))
+        sport, dport = struct.unpack(">HH", raw[20:24])
+        kind = raw[28]
+        if kind == 0:  # data goes from the flow's source to the xcclab port
+            data += 1
+            assert dport == XCC_UDP_PORT
+            assert nodes[src] in {f["src"] for f in flows.values()}
+            payload = struct.unpack(">I", raw[40:44])[0]
+            assert orig == 20 + 8 + 32 + 2 + payload
+        shim = 28 + 32 + 8 * raw[31]  # after the segment and its SACK blocks
+        assert raw[shim:] == b"\x00\x00"  # the shim: proto 0 (none), len 0; no payload
+    assert data > 0
+
+
+@pytest.mark.native
+def test_unknown_pcap_link_is_a_clear_error(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", str(DATA / "tiny.toml"), "--out", str(out), "--pcap", "r2->r9"]) == 2
+    err = capsys.readouterr().err
+    assert 'pcap: no link direction "r2->r9"; expected one of' in err and "r1->r2" in err
+    assert not out.exists()
+
+
+@pytest.mark.native
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_tshark_decodes_the_fields_with_the_dissector(captured):
+    fields = [
+        "ip.src",
+        "udp.dstport",
+        "xcclab.kind",
+        "xcclab.seq",
+        "xcclab.ack",
+        "xcclab.payload",
+        "xcclab.ts_val",
+        "xcclab.cc.proto",
+        "xcclab.cc.len",
+    ]
+    cmd = [
+        "tshark",
+        "-n",
+        "-X",
+        f"lua_script:{DISSECTOR}",
+        "-r",
+        str(captured / "capture.pcap"),
+        "-T",
+        "fields",
+        "-E",
+        "separator=,",
+    ]
+    for name in fields:
+        cmd += ["-e", name]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split(",") for line in proc.stdout.splitlines()]
+    records = read_pcap(captured / "capture.pcap")
+    assert len(rows) == len(records)
+    for row, (_, raw, _) in zip(rows, records):
+        got = dict(zip(fields, row))
+        kind, _flags, _ecn, _sacks, seq, ack, payload, ts_val, _ = struct.unpack(
+            ">BBBBIIIQQ", raw[28:60]
+        )
+        assert got["xcclab.kind"] == str(kind)
+        assert got["xcclab.seq"] == str(seq) and got["xcclab.ack"] == str(ack)
+        assert got["xcclab.payload"] == str(payload) and got["xcclab.ts_val"] == str(ts_val)
+        assert (got["xcclab.cc.proto"], got["xcclab.cc.len"]) == ("0", "0")
+    assert {r[0] for r in rows} >= {"10.0.0.1", "10.0.0.2"}  # both senders cross r1->r2
+
+
+@pytest.mark.native
+@pytest.mark.parametrize("queue", ["droptail", "red"])
+def test_capturing_does_not_change_the_run(queue):
+    """The capture only observes: same tables with and without it, for a passive discipline
+    (DropTail) and one whose dequeue hook shares the departure branch with the capture (RED)."""
+    import xcclab
+    from xcclab.scenario import _toml_loads
+
+    data = _toml_loads((DATA / "tiny.toml").read_text())
+    if queue == "red":
+        data["link"][2]["queue"] = {"kind": "red", "min_th": "5pkt", "max_th": "15pkt"}
+    plain = xcclab.run(data)
+    captured = xcclab.run(data, pcap="r1->r2")
+    for name, table in plain.tables.items():
+        assert table.equals(captured.tables[name]), name
+    assert len(captured.pcap) == captured.link("r1->r2")["packets_out"]
+    assert plain.pcap is None
+
+
+@pytest.mark.native
+def test_tshark_decodes_maxnet_prices(tmp_path):
+    """A MaxNet run's capture: every packet carries the 8-byte shim (42, 6, echo, price); the
+    dissector's decoded prices equal the fixed-point value of the raw words."""
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed")
+    out = tmp_path / "run"
+    assert main(["run", str(DATA / "maxnet-tiny.toml"), "--out", str(out), "--pcap", "r1->r2"]) == 0
+    fields = [
+        "xcclab.kind",
+        "xcclab.cc.proto",
+        "xcclab.cc.len",
+        "xcclab.maxnet.price",
+        "xcclab.maxnet.price_s",
+    ]
+    cmd = ["tshark", "-n", "-X", f"lua_script:{DISSECTOR}", "-r", str(out / "capture.pcap")]
+    cmd += ["-T", "fields", "-E", "separator=,"]
+    for name in fields:
+        cmd += ["-e", name]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = [dict(zip(fields, line.split(","))) for line in proc.stdout.splitlines()]
+    data = [r for r in rows if r["xcclab.kind"] == "0"]
+    assert data and all((r["xcclab.cc.proto"], r["xcclab.cc.len"]) == ("42", "6") for r in data)
+    stamped = 0
+    for r in data:
+        raw = int(r["xcclab.maxnet.price"], 16)
+        seconds = (raw & 0x7FFFFF) / 2**18
+        assert abs(float(r["xcclab.maxnet.price_s"]) - seconds) < 1e-9
+        stamped += seconds > 0
+    # r1->r2 is the first MaxNet router on the path: it has stamped its price on every data
+    # packet that is not the MaxStart probe (the probe carries a spare capacity instead).
+    assert stamped >= len(data) - 1
