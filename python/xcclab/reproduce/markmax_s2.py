@@ -26,6 +26,7 @@ from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, wr
 
 ID = "markmax-s2"
 TITLE = "MarkMax Scenario 2: reverse traffic, DT vs MM-B (seed 003, Table IV)"
+CLAIM = "With reverse-direction traffic MM-B stays fairer than DropTail in every cell"
 
 RATIOS = (7, 10, 20, 50)
 KINDS = ("dt", "mmb")

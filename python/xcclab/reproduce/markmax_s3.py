@@ -24,6 +24,7 @@ from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, wr
 
 ID = "markmax-s3"
 TITLE = "MarkMax Scenario 3: ten connections, DT vs MM-B (seed 003, Table V)"
+CLAIM = "With ten connections MM-B reaches J 0.93 against DropTail's 0.58, at rho 99.99 %"
 
 N = 10
 KINDS = ("dt", "mmb")
