@@ -36,6 +36,6 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm("erica", "link", "planned", "Jain et al. ERICA (ATM TM 4.0), recalled"),
     Algorithm("bfyz", "link", "planned", "as characterised in seed 004 [GAP]"),
     Algorithm("cobb", "link", "planned", "Cobb & Gouda, as characterised in seed 004 [GAP]"),
-    Algorithm("markmax-b", "link", "planned", "seed 003 (MarkMax, backlog variant)"),
-    Algorithm("markmax-t", "link", "planned", "seed 003 (MarkMax, tail variant)"),
+    Algorithm("markmax-b", "link", "implemented", "seed 003 (MarkMax, backlog variant)"),
+    Algorithm("markmax-t", "link", "implemented", "seed 003 (MarkMax, tail variant)"),
 )

@@ -85,6 +85,56 @@ BAD = [
         ),
         ["link[1].queue.max_th: "],
     ),
+    (
+        "markmax-thresholds",
+        mutate(
+            'buffer = "50pkt"',
+            'buffer = "50pkt"\nqueue = { kind = "markmax", theta = "24pkt", theta_l = "30pkt" }',
+        ),
+        ["link[1].queue.theta_l: "],
+    ),
+    (
+        "markmax-theta-h",
+        mutate(
+            'buffer = "50pkt"',
+            'buffer = "50pkt"\nqueue = { kind = "markmax", theta = "24pkt", theta_h = "24pkt" }',
+        ),
+        ["link[1].queue.theta_h: "],
+    ),
+    (
+        "markmax-mixed-units",
+        mutate(
+            'buffer = "50pkt"',
+            'buffer = "50pkt"\nqueue = { kind = "markmax", theta = "24pkt", theta_h = "20KB" }',
+        ),
+        ["link[1].queue.theta_h: "],
+    ),
+    (
+        "markmax-tail",
+        mutate(
+            'buffer = "50pkt"',
+            'buffer = "50pkt"\n'
+            'queue = { kind = "markmax", variant = "t", theta = "24pkt", tail = 0 }',
+        ),
+        ["link[1].queue.tail: "],
+    ),
+    (
+        "markmax-tail-on-b",
+        mutate(
+            'buffer = "50pkt"',
+            'buffer = "50pkt"\n'
+            'queue = { kind = "markmax", variant = "b", theta = "24pkt", tail = 0.1 }',
+        ),
+        ["link[1].queue.tail: "],
+    ),
+    (
+        "markmax-variant",
+        mutate(
+            'buffer = "50pkt"',
+            'buffer = "50pkt"\nqueue = { kind = "markmax", variant = "x", theta = "24pkt" }',
+        ),
+        ["link[1].queue.variant: "],
+    ),
     ("src-equals-dst", mutate('dst = "b"', 'dst = "a"'), ["flow[0].dst: "]),
 ]
 

@@ -255,8 +255,12 @@ impl SimLink {
                 before,
                 after,
                 split: idx,
+                marks: 0,
             };
-            self.algo.on_enqueue(now, &mut slot.pkt, &mut view)
+            let verdict = self.algo.on_enqueue(now, &mut slot.pkt, &mut view);
+            // CE set on waiting packets through the view (MarkMax) counts as marks too.
+            self.stats.marks += view.marks;
+            verdict
         };
         let over = self.waiting_packets + 1 > self.max_packets || self.waiting_bytes + bytes as u64 > self.max_bytes;
         if verdict == Verdict::Drop || over {
@@ -374,6 +378,8 @@ struct View<'a> {
     before: &'a mut [SimPacket],
     after: &'a mut [SimPacket],
     split: u32,
+    /// Waiting packets marked through `mark_first_of` during this call.
+    marks: u64,
 }
 
 impl View<'_> {
@@ -418,6 +424,7 @@ impl QueueView for View<'_> {
             if p.flow == flow {
                 if p.ecn.is_ect() && p.ecn != Ecn::Ce {
                     p.ecn = Ecn::Ce;
+                    self.marks += 1;
                     return true;
                 }
                 return false;

@@ -3,8 +3,8 @@
 
 use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho};
 use xcc_core::link::{
-    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MaxNetRouter, MaxNetRouterConfig, Red, RedAction,
-    RedConfig, RedUnit, RedVariant,
+    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
+    MaxNetRouter, MaxNetRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
 };
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
@@ -202,6 +202,16 @@ fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorit
             },
             rng,
         )),
+        Queue::MarkMax(p) => AnyLinkAlgorithm::MarkMax(MarkMax::new(MarkMaxConfig {
+            variant: match p.tail {
+                Some(fraction) => MarkMaxVariant::Tail { fraction },
+                None => MarkMaxVariant::Backlog,
+            },
+            unit: if p.unit == "bytes" { MarkMaxUnit::Bytes } else { MarkMaxUnit::Packets },
+            theta_l: p.theta_l,
+            theta: p.theta,
+            theta_h: p.theta_h,
+        })),
         Queue::MaxNet(p) => {
             // Control intervals start at a random phase per link (protocols.md 14.4).
             let phase = Time((uniform01(&mut rng) * p.dt_p_ns as f64) as u64);

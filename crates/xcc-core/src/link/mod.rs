@@ -13,6 +13,7 @@
 //! the driver's registry).
 
 pub mod droptail;
+pub mod markmax;
 pub mod maxnet;
 pub mod red;
 
@@ -20,6 +21,7 @@ use crate::packet::{FlowId, Packet};
 use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
+pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 
@@ -87,6 +89,7 @@ pub trait LinkAlgorithm {
 pub enum AnyLinkAlgorithm {
     DropTail(DropTail),
     Red(Red),
+    MarkMax(MarkMax),
     MaxNet(MaxNetRouter),
 }
 
@@ -95,6 +98,7 @@ macro_rules! dispatch {
         match $self {
             AnyLinkAlgorithm::DropTail($a) => $body,
             AnyLinkAlgorithm::Red($a) => $body,
+            AnyLinkAlgorithm::MarkMax($a) => $body,
             AnyLinkAlgorithm::MaxNet($a) => $body,
         }
     };

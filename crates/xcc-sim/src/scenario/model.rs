@@ -55,6 +55,20 @@ pub struct RedParams {
     pub mean_packet_bytes: u32,
 }
 
+/// MarkMax parameters (seed 003): thresholds in `unit`, `θ_l < θ < θ_h`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct MarkMaxParams {
+    /// "b" (whole backlog) or "t" (tail backlog)
+    pub variant: &'static str,
+    /// "packets" or "bytes"
+    pub unit: &'static str,
+    pub theta_l: u64,
+    pub theta: u64,
+    pub theta_h: u64,
+    /// MarkMax-T's tail fraction in (0, 1]; `None` for MarkMax-B.
+    pub tail: Option<f64>,
+}
+
 /// MaxNet router parameters (seed 000).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MaxNetRouterParams {
@@ -70,6 +84,8 @@ pub struct MaxNetRouterParams {
 pub enum Queue {
     DropTail,
     Red(RedParams),
+    #[serde(rename = "markmax")]
+    MarkMax(MarkMaxParams),
     #[serde(rename = "maxnet")]
     MaxNet(MaxNetRouterParams),
 }
@@ -79,6 +95,7 @@ impl Queue {
         match self {
             Queue::DropTail => "droptail",
             Queue::Red(_) => "red",
+            Queue::MarkMax(_) => "markmax",
             Queue::MaxNet(_) => "maxnet",
         }
     }

@@ -280,12 +280,17 @@ impl<'a> Resolver<'a> {
                     .err(path, "red needs its thresholds: { kind = \"red\", min_th = \"30pkt\", max_th = \"90pkt\" }"))
             }
             ("red", v) => self.red(path, typed(v.clone(), path, self.source)?),
+            ("markmax", Value::String(_)) => Err(self.err(
+                path,
+                "markmax needs its thresholds: { kind = \"markmax\", variant = \"b\", theta = \"240pkt\" }",
+            )),
+            ("markmax", v) => self.markmax(path, typed(v.clone(), path, self.source)?),
             ("maxnet", Value::String(_)) => self.maxnet_queue(path, None),
             ("maxnet", v) => self.maxnet_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            (other, _) => {
-                Err(self
-                    .err(&format!("{path}.kind"), format!("unknown queue '{other}' (known: droptail, red, maxnet)")))
-            }
+            (other, _) => Err(self.err(
+                &format!("{path}.kind"),
+                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet)"),
+            )),
         }
     }
 
@@ -340,6 +345,73 @@ impl<'a> Resolver<'a> {
         };
         let _ = r.kind;
         Ok(Queue::Red(RedParams { w_q, min_th, max_th, max_p, unit, variant, action, mean_packet_bytes }))
+    }
+
+    /// MarkMax (seed 003): `theta` required; `theta_l`, `theta_h` default to the paper's
+    /// guideline 0.85·θ and 1.15·θ (rounded to whole units); all three in one unit.
+    fn markmax(&self, path: &str, m: MarkMaxSpec) -> Result<Queue, ScenarioError> {
+        let amount = |field: &str, s: &str| -> Result<(&'static str, f64), ScenarioError> {
+            match parse_amount(s, false).map_err(|e| self.err(&format!("{path}.{field}"), e))? {
+                Amount::Packets(p) => Ok(("packets", p)),
+                Amount::Bytes(b) => Ok(("bytes", b)),
+                Amount::Unlimited => Err(self.err(&format!("{path}.{field}"), "expected packets or bytes")),
+            }
+        };
+        let whole = |field: &str, v: f64| -> Result<u64, ScenarioError> {
+            if v.fract() != 0.0 || v < 0.0 {
+                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a whole number of units")));
+            }
+            Ok(v as u64)
+        };
+        let (unit, theta) = amount("theta", &m.theta)?;
+        let theta = whole("theta", theta)?;
+        let side = |field: &str, v: &Option<String>, factor: f64| -> Result<u64, ScenarioError> {
+            match v {
+                None => Ok((theta as f64 * factor).round() as u64),
+                Some(s) => {
+                    let (u, x) = amount(field, s)?;
+                    if u != unit {
+                        return Err(self.err(
+                            &format!("{path}.{field}"),
+                            "theta_l, theta and theta_h must use the same unit (all packets or all bytes)",
+                        ));
+                    }
+                    whole(field, x)
+                }
+            }
+        };
+        let theta_l = side("theta_l", &m.theta_l, 0.85)?;
+        let theta_h = side("theta_h", &m.theta_h, 1.15)?;
+        if theta_l >= theta {
+            return Err(
+                self.err(&format!("{path}.theta_l"), format!("expected theta_l < theta, found {theta_l} >= {theta}"))
+            );
+        }
+        if theta_h <= theta {
+            return Err(
+                self.err(&format!("{path}.theta_h"), format!("expected theta_h > theta, found {theta_h} <= {theta}"))
+            );
+        }
+        let variant = match m.variant.as_deref().unwrap_or("b") {
+            "b" | "B" => "b",
+            "t" | "T" => "t",
+            other => return Err(self.err(&format!("{path}.variant"), format!("'{other}': expected \"b\" or \"t\""))),
+        };
+        let tail = match (variant, m.tail) {
+            ("b", Some(_)) => {
+                return Err(self.err(&format!("{path}.tail"), "only MarkMax-T (variant = \"t\") takes a tail fraction"))
+            }
+            ("b", None) => None,
+            (_, t) => {
+                let t = t.unwrap_or(0.1);
+                if !(t > 0.0 && t <= 1.0) {
+                    return Err(self.err(&format!("{path}.tail"), format!("{t}: expected a fraction in (0, 1]")));
+                }
+                Some(t)
+            }
+        };
+        let _ = m.kind;
+        Ok(Queue::MarkMax(MarkMaxParams { variant, unit, theta_l, theta, theta_h, tail }))
     }
 
     /// MaxNet's router: seed 000's defaults (dt_p 1 ms, T0 130 ms, T 0.4 s, x_max 1e15), mu 0.9.

@@ -74,6 +74,18 @@ pub struct RedSpec {
     pub mean_packet: Option<String>,
 }
 
+/// `queue = { kind = "markmax", variant = "b", theta = "240pkt", ... }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct MarkMaxSpec {
+    pub kind: String,
+    pub variant: Option<String>,
+    pub theta: String,
+    pub theta_l: Option<String>,
+    pub theta_h: Option<String>,
+    pub tail: Option<f64>,
+}
+
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
