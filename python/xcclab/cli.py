@@ -199,6 +199,18 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.what == "price-encoding":
         enc = price_encoding(args.x_max, args.x_min, args.t, args.epsilon)
         print(format_encoding(enc))
+    else:
+        from .maxnet_stability import design, format_design, plot_design
+
+        d = design(args.tau_bar, args.alpha * args.t, args.eta)
+        print(format_design(d))
+        print(
+            f"alpha = {args.alpha}: "
+            + ("stable" if args.alpha < d.alpha_max else "NOT provably stable")
+        )
+        if args.plot:
+            for path in plot_design(d, Path(args.plot) / "spiral-tail-line"):
+                print(path)
     return 0
 
 
@@ -309,12 +321,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "csv", "json"], default="table")
     p.set_defaults(func=cmd_query)
 
-    p = sub.add_parser("analyze", help="analysis tools: MaxNet's price encoding")
-    p.add_argument("what", choices=["price-encoding"], help="which analysis")
+    p = sub.add_parser("analyze", help="analysis tools: MaxNet's price encoding and stability")
+    p.add_argument("what", choices=["price-encoding", "maxnet-stability"], help="which analysis")
     p.add_argument("--x-max", type=float, default=1e15, help="largest rate, bit/s (1e15)")
     p.add_argument("--x-min", type=float, default=32.0, help="smallest rate, bit/s (32)")
     p.add_argument("--t", type=float, default=0.4, help="demand scale T, seconds (0.4)")
     p.add_argument("--epsilon", type=float, default=1e-5, help="relative rate precision (1e-5)")
+    p.add_argument("--tau-bar", type=float, default=1000.0, help="largest RTT, seconds (1000)")
+    p.add_argument("--alpha", type=float, default=0.66, help="loop gain alpha (0.66)")
+    p.add_argument("--eta", type=float, default=0.06, help="lead-lag zero eta (0.06)")
+    p.add_argument("--plot", metavar="DIR", help="maxnet-stability: draw S, T and L into DIR")
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser("plot-sweep", help="plot a metric against swept parameters (CI over seeds)")

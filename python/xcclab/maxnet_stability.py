@@ -28,7 +28,13 @@ from dataclasses import dataclass
 import numpy as np
 
 
-def loop_gain(omega: np.ndarray | float, tau: np.ndarray | float, alpha_t: float, eta: float, alpha: float = 1.0):
+def loop_gain(
+    omega: np.ndarray | float,
+    tau: np.ndarray | float,
+    alpha_t: float,
+    eta: float,
+    alpha: float = 1.0,
+):
     """F(j omega, tau; alpha) of eq. (13); ``alpha_t`` is the product alpha T."""
     s = 1j * np.asarray(omega, dtype=float)
     tau = np.asarray(tau, dtype=float)
@@ -68,7 +74,7 @@ class StabilityDesign:
 
 
 def design(tau_bar: float, alpha_t: float, eta: float, points: int = 20_000) -> StabilityDesign:
-    """Algorithm 3 for RTTs up to ``tau_bar`` (s), the product ``alpha_t`` = alpha T (s), ``eta``."""
+    """Algorithm 3 for RTTs up to ``tau_bar`` (s), ``alpha_t`` = alpha T (s) and ``eta``."""
     for name, v in (("tau_bar", tau_bar), ("alpha_t", alpha_t), ("eta", eta)):
         if not (v > 0 and math.isfinite(v)):
             raise ValueError(f"{name} = {v}: expected a positive number")

@@ -47,7 +47,13 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("rcp-instability-1", "RCP's unstable network, N=1 (Figs 12-16)", "000", _P),
     Experiment("rcp-instability-9", "RCP's unstable network, N=9 (Figs 12-16)", "000", _P),
     Experiment("rcp-instability-49", "RCP's unstable network, N=49 (Figs 12-16)", "000", _P),
-    Experiment("maxnet-stability", "MaxNet parameter design (Sec. VIII, Alg. 3)", "000", _P),
+    Experiment(
+        "maxnet-stability",
+        "MaxNet parameter design (Sec. VIII, Alg. 3)",
+        "000",
+        "implemented",
+        "maxnet_stability",
+    ),
     Experiment(
         "maxnet-encoding", "MaxNet price encoding (Sec. V)", "000", "implemented", "maxnet_encoding"
     ),
