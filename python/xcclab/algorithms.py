@@ -26,7 +26,7 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "maxnet",
         "host+link",
         "implemented",
-        "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price); experiments pending",
+        "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price)",
     ),
     Algorithm("xcp", "host+link", "planned", "Katabi et al. SIGCOMM 2002, ns-2.35 code"),
     Algorithm("rcp", "host+link", "planned", "Dukkipati et al., Stanford ns-2 RCP v4"),
