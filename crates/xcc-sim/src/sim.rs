@@ -782,48 +782,28 @@ impl Simulation {
         self.start_flow((self.flows.len() - 1) as u32);
     }
 
+    /// Transaction `k` starts: the client sends its request.
     fn on_transaction(&mut self, k: u32) {
-        let now = self.now;
-        let grp = &self.txn_groups[self.txns[k as usize].group as usize];
-        let t = &grp.spec;
-        let name = format!("{}#{}/request", t.name, k);
-        let rec = FlowRec::new(
-            name,
-            Role::Request(k),
-            t.client,
-            t.server,
-            now,
-            None,
-            Some(t.request_bytes),
-            Some(t.cc),
-            Some(t.transport),
-            None,
-            grp.req.0,
-            grp.req.1,
-        );
-        self.flows.push(rec);
-        self.start_flow((self.flows.len() - 1) as u32);
+        self.start_txn_flow(k, false);
     }
 
+    /// The server has the whole request of transaction `k`: it sends the response.
     fn start_response(&mut self, k: u32) {
+        self.start_txn_flow(k, true);
+    }
+
+    fn start_txn_flow(&mut self, k: u32, response: bool) {
         let now = self.now;
         let grp = &self.txn_groups[self.txns[k as usize].group as usize];
         let t = &grp.spec;
-        let name = format!("{}#{}/response", t.name, k);
-        let rec = FlowRec::new(
-            name,
-            Role::Response(k),
-            t.server,
-            t.client,
-            now,
-            None,
-            Some(t.response_bytes),
-            Some(t.cc),
-            Some(t.transport),
-            None,
-            grp.resp.0,
-            grp.resp.1,
-        );
+        let (role, part, src, dst, bytes, (fwd, rev)) = if response {
+            (Role::Response(k), "response", t.server, t.client, t.response_bytes, grp.resp)
+        } else {
+            (Role::Request(k), "request", t.client, t.server, t.request_bytes, grp.req)
+        };
+        let name = format!("{}#{}/{}", t.name, k, part);
+        let rec =
+            FlowRec::new(name, role, src, dst, now, None, Some(bytes), Some(t.cc), Some(t.transport), None, fwd, rev);
         self.flows.push(rec);
         self.start_flow((self.flows.len() - 1) as u32);
     }
