@@ -22,7 +22,9 @@ def test_verdicts_follow_the_numbers():
     ours, verdict = judge(comparisons(0.2, 0.3, 0.01), 0.05)
     assert verdict == "not reproduced"
     assert ours.startswith("1 of 3 numbers within 5%") and "+30.0% (J, ratio=1)" in ours
-    assert judge([], 0.05)[1] == "not reproduced"
+    assert judge([], 0.05)[1] == "qualitative"  # the paper states no number
+    no_ours = [{"quantity": "J", "paper": 0.9, "ours": None}]
+    assert judge(no_ours, 0.05)[1] == "not reproduced"
 
 
 def test_a_failed_experiment_is_listed_with_its_error():

@@ -9,8 +9,9 @@ writes its usual report directory ``OUT/<id>/`` (``report.md``, ``metrics.json``
 - **ours**: computed from ``metrics.json``'s comparisons (how many of the paper's numbers we
   match within the tolerance, and the largest gap), never written by hand;
 - **verdict**: ``reproduced`` (every compared number within tolerance), ``partly`` (at least
-  half), ``not reproduced`` (fewer), ``failed`` (the experiment raised), or ``not judged``
-  (``--quick`` runs are too short to compare with a paper).
+  half), ``not reproduced`` (fewer), ``qualitative`` (the paper states no number for this
+  case), ``failed`` (the experiment raised), or ``not judged`` (``--quick`` runs are too short
+  to compare with a paper).
 
 The tolerance is the module's ``TOLERANCE`` (relative) if it has one, else 5%, the default of
 :func:`~xcclab.reproduce.report.gap_summary` that the reports themselves use.
@@ -136,6 +137,10 @@ def judge(comparisons: list[dict[str, Any]], tolerance: float) -> tuple[str, str
         Comparison(c["quantity"], c["paper"], c.get("ours"), c.get("unit", ""), c.get("cell", {}))
         for c in comparisons
     ]
+    if not cs:
+        # The paper states no number for this case (its claims are qualitative): the report
+        # discusses them, the index does not pretend to judge.
+        return "the paper states no number here; see the report", "qualitative"
     measured = [c for c in cs if c.rel_diff is not None]
     if not measured:
         return "no number could be compared", "not reproduced"
