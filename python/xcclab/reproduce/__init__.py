@@ -44,9 +44,27 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment(
         "maxnet-cbr", "MaxNet with CBR cross traffic (Fig. 9)", "000", "implemented", "maxnet_cbr"
     ),
-    Experiment("rcp-instability-1", "RCP's unstable network, N=1 (Figs 12-16)", "000", _P),
-    Experiment("rcp-instability-9", "RCP's unstable network, N=9 (Figs 12-16)", "000", _P),
-    Experiment("rcp-instability-49", "RCP's unstable network, N=49 (Figs 12-16)", "000", _P),
+    Experiment(
+        "rcp-instability-1",
+        "RCP's unstable network, N=1: MaxNet half, RCP pending (Figs 12-16)",
+        "000",
+        "implemented",
+        "rcp_instability_1",
+    ),
+    Experiment(
+        "rcp-instability-9",
+        "RCP's unstable network, N=9: MaxNet half, RCP pending (Figs 12-16)",
+        "000",
+        "implemented",
+        "rcp_instability_9",
+    ),
+    Experiment(
+        "rcp-instability-49",
+        "RCP's unstable network, N=49: MaxNet half, RCP pending (Figs 12-16)",
+        "000",
+        "implemented",
+        "rcp_instability_49",
+    ),
     Experiment(
         "maxnet-stability",
         "MaxNet parameter design (Sec. VIII, Alg. 3)",
