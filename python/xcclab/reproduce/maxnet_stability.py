@@ -85,10 +85,13 @@ def run(
                 "",
                 f"Both numbers are within {100 * worst:.1f} % of the paper's. omega_bar is exactly "
                 "the lowest frequency at which eq. (13) with these parameters is real (it solves "
-                "phi = atan(phi / eta) with phi = omega tau_bar, up to the pole term); the paper's "
-                "0.001525 corresponds to a slightly different rounding or eta (eta = 0.07 would "
-                "give it), and gamma follows omega_bar. Step 4 of Algorithm 3 leaves the line's "
-                "slope free; we take the one that maximises alpha_max.",
+                "phi = atan(phi / eta) with phi = omega tau_bar, up to the pole term), and gamma "
+                "is the slope of the line through -1/alpha_max that maximises alpha_max (step 4 "
+                "of Algorithm 3 leaves the slope free). We found no single variation that gives "
+                f"both of the paper's numbers: eta = 0.07 gives omega_bar = "
+                f"{design(1000.0, 0.264, 0.07).omega_bar:.6f} but gamma = "
+                f"{design(1000.0, 0.264, 0.07).gamma:.4f}; the paper may round differently or "
+                "choose its line by another rule.",
                 "",
                 "## Fig. 10's illustration",
                 "",
