@@ -187,6 +187,27 @@ def run_cells(
     return measured, results
 
 
+def run_main_and_alt(
+    tmp: Path,
+    make_cells: Callable[[float, str], Sequence[tuple[str, Scenario, str, int]]],
+    quick: bool,
+    *,
+    log: Callable[[str], None],
+    progress: bool,
+) -> tuple[float, dict[str, dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]]]:
+    """Runs ``make_cells(t_f, key_prefix)`` at the experiment's run length (the short one when
+    ``quick``) and, unless ``quick``, again at ``ALT_T_F_S`` under ``alt-`` keys. Returns the
+    run length, the measurements and results of the main runs, and the alternative ones."""
+    t_f_s = QUICK_T_F_S if quick else T_F_S
+    measured, results = run_cells(tmp, make_cells(t_f_s, ""), t_f_s, log=log, progress=progress)
+    alt: dict[str, dict[str, Any]] = {}
+    if not quick:
+        alt, _ = run_cells(
+            tmp, make_cells(ALT_T_F_S, "alt-"), ALT_T_F_S, log=log, progress=progress
+        )
+    return t_f_s, measured, results, alt
+
+
 def queue_trace_figure(
     tmp: Path, results: dict[str, Any], keys: Sequence[str], title: str, stem: str
 ) -> list[str]:

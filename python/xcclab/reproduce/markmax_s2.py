@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..scenario import Scenario
 from . import _markmax_packet as mp
 from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
 
@@ -100,22 +101,18 @@ def run(
     """Run the eight cells (and the same at 100 s unless ``quick``); return ``report.md``."""
     log = log or (lambda _msg: None)
     out_dir = Path(out_dir)
-    t_f_s = mp.QUICK_T_F_S if quick else mp.T_F_S
     with atomic_dir(out_dir) as tmp:
-        cells = [
-            (f"{kind}-r{r}", scenario(r, kind, t_f_s), scenario_header(r, kind), 2)
-            for kind in KINDS
-            for r in RATIOS
-        ]
-        measured, results = mp.run_cells(tmp, cells, t_f_s, log=log, progress=progress)
-        alt: dict[str, dict[str, Any]] = {}
-        if not quick:
-            alt_cells = [
-                (f"alt-{kind}-r{r}", scenario(r, kind, mp.ALT_T_F_S), scenario_header(r, kind), 2)
+
+        def cells(t_f_s: float, prefix: str) -> list[tuple[str, Scenario, str, int]]:
+            return [
+                (f"{prefix}{kind}-r{r}", scenario(r, kind, t_f_s), scenario_header(r, kind), 2)
                 for kind in KINDS
                 for r in RATIOS
             ]
-            alt, _ = mp.run_cells(tmp, alt_cells, mp.ALT_T_F_S, log=log, progress=progress)
+
+        t_f_s, measured, results, alt = mp.run_main_and_alt(
+            tmp, cells, quick, log=log, progress=progress
+        )
         comparisons = [
             Comparison(
                 label,

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..scenario import Scenario
 from . import _markmax_packet as mp
 from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
 
@@ -89,16 +90,14 @@ def run(
     """Run both cells (and the same at 100 s unless ``quick``); return ``report.md``."""
     log = log or (lambda _msg: None)
     out_dir = Path(out_dir)
-    t_f_s = mp.QUICK_T_F_S if quick else mp.T_F_S
     with atomic_dir(out_dir) as tmp:
-        cells = [(k, scenario(k, t_f_s), scenario_header(k), N) for k in KINDS]
-        measured, results = mp.run_cells(tmp, cells, t_f_s, log=log, progress=progress)
-        alt: dict[str, dict[str, Any]] = {}
-        if not quick:
-            alt_cells = [
-                (f"alt-{k}", scenario(k, mp.ALT_T_F_S), scenario_header(k), N) for k in KINDS
-            ]
-            alt, _ = mp.run_cells(tmp, alt_cells, mp.ALT_T_F_S, log=log, progress=progress)
+
+        def cells(t_f_s: float, prefix: str) -> list[tuple[str, Scenario, str, int]]:
+            return [(f"{prefix}{k}", scenario(k, t_f_s), scenario_header(k), N) for k in KINDS]
+
+        t_f_s, measured, results, alt = mp.run_main_and_alt(
+            tmp, cells, quick, log=log, progress=progress
+        )
         comparisons = [
             Comparison(label, PAPER[k][key], measured[k][key], unit, {"queue": mp.LABELS[k]})
             for key, label, unit, _ in QUANTITIES
