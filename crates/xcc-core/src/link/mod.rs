@@ -16,11 +16,6 @@ pub mod droptail;
 pub mod markmax;
 pub mod maxnet;
 pub mod red;
-// ERICA, BFYZ and COBB (seed 004's comparison algorithms): control-packet link tasks.
-pub mod bfyz;
-pub mod cobb;
-pub mod erica;
-pub mod session_table;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;

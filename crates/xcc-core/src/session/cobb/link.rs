@@ -28,6 +28,8 @@
 //! twice or not at all in a period (its packets spaced unevenly by queueing, or a round trip
 //! longer than T) makes the next share wrong: that is the fragility seed 004 observed.
 
+use super::packet::CobbPacket;
+use crate::session::{Direction, Forward, Hop, LinkTask};
 use crate::time::{Dur, Time};
 
 /// COBB's parameters.
@@ -79,7 +81,7 @@ impl CobbLink {
     /// A control packet of a flow at rate `rate` carrying explicit rate `er` arrives at `now`;
     /// returns the explicit rate it leaves with. Periods that ended before `now` are closed
     /// first (lazily: the link needs no timer).
-    pub fn on_packet(&mut self, now: Time, rate: f64, er: f64) -> f64 {
+    pub fn count_and_lower(&mut self, now: Time, rate: f64, er: f64) -> f64 {
         self.close_periods(now);
         if rate >= self.share {
             self.n_here += 1;
@@ -108,6 +110,18 @@ impl CobbLink {
     }
 }
 
+impl LinkTask for CobbLink {
+    type Packet = CobbPacket;
+
+    /// Counted and lowered on the way downstream; the way back carries the answer home.
+    fn on_packet(&mut self, now: Time, hop: Hop, p: &mut CobbPacket) -> Forward {
+        if hop.dir == Direction::Downstream {
+            p.er = self.count_and_lower(now, p.rate, p.er);
+        }
+        Forward::Pass
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,15 +140,15 @@ mod tests {
     #[test]
     fn single_link_hand_computed_periods() {
         let mut l = CobbLink::new(CobbConfig { period: Dur::from_ms(10) }, 12.0);
-        assert_eq!(l.on_packet(at_ms(1), 0.0, INF), 12.0);
-        assert_eq!(l.on_packet(at_ms(2), 0.0, INF), 12.0);
-        assert_eq!(l.on_packet(at_ms(11), 12.0, INF), 12.0);
-        assert_eq!(l.on_packet(at_ms(12), 12.0, INF), 12.0);
-        assert_eq!(l.on_packet(at_ms(21), 12.0, INF), 6.0);
-        assert_eq!(l.on_packet(at_ms(22), 12.0, INF), 6.0);
-        assert_eq!(l.on_packet(at_ms(31), 6.0, INF), 6.0);
-        assert_eq!(l.on_packet(at_ms(32), 6.0, 5.0), 5.0, "a smaller ER stays");
-        assert_eq!(l.on_packet(at_ms(41), 6.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(1), 0.0, INF), 12.0);
+        assert_eq!(l.count_and_lower(at_ms(2), 0.0, INF), 12.0);
+        assert_eq!(l.count_and_lower(at_ms(11), 12.0, INF), 12.0);
+        assert_eq!(l.count_and_lower(at_ms(12), 12.0, INF), 12.0);
+        assert_eq!(l.count_and_lower(at_ms(21), 12.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(22), 12.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(31), 6.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(32), 6.0, 5.0), 5.0, "a smaller ER stays");
+        assert_eq!(l.count_and_lower(at_ms(41), 6.0, INF), 6.0);
     }
 
     /// Flows held elsewhere: the link's share is what one of them could grow to.
@@ -142,9 +156,9 @@ mod tests {
     #[test]
     fn no_flow_restricted_here_gives_the_growth_room_of_the_largest() {
         let mut l = CobbLink::new(CobbConfig { period: Dur::from_ms(10) }, 10.0);
-        l.on_packet(at_ms(1), 4.0, INF);
-        l.on_packet(at_ms(2), 4.0, INF);
-        l.on_packet(at_ms(11), 4.0, INF);
+        l.count_and_lower(at_ms(1), 4.0, INF);
+        l.count_and_lower(at_ms(2), 4.0, INF);
+        l.count_and_lower(at_ms(11), 4.0, INF);
         assert_eq!(l.share(), 6.0);
     }
 
@@ -153,11 +167,11 @@ mod tests {
     #[test]
     fn empty_and_double_counted_periods() {
         let mut l = CobbLink::new(CobbConfig { period: Dur::from_ms(10) }, 12.0);
-        l.on_packet(at_ms(1), 12.0, INF);
-        l.on_packet(at_ms(9), 12.0, INF); // the same flow again: counted twice
-        assert_eq!(l.on_packet(at_ms(15), 12.0, INF), 6.0);
+        l.count_and_lower(at_ms(1), 12.0, INF);
+        l.count_and_lower(at_ms(9), 12.0, INF); // the same flow again: counted twice
+        assert_eq!(l.count_and_lower(at_ms(15), 12.0, INF), 6.0);
         // Periods 2 and 3 see nothing: share back to C.
-        assert_eq!(l.on_packet(at_ms(45), 0.0, INF), 12.0);
+        assert_eq!(l.count_and_lower(at_ms(45), 0.0, INF), 12.0);
     }
 
     /// Corrupted state is flushed after one period (self-stabilisation).
@@ -169,14 +183,14 @@ mod tests {
         l.share = f64::MAX;
         // Period 0's garbage gives period 1 a wrong share, (12 + 5e9) / 1e6 = 5000: both
         // flows (at 12) look restricted elsewhere, b_else = 24.
-        l.on_packet(at_ms(11), 12.0, INF);
-        l.on_packet(at_ms(12), 12.0, INF);
+        l.count_and_lower(at_ms(11), 12.0, INF);
+        l.count_and_lower(at_ms(12), 12.0, INF);
         assert!((l.share() - 5000.000012).abs() < 1e-6);
         // Period 2: share = 12 - 24 + 12 = 0; both flows (told 0) count as restricted here.
-        assert_eq!(l.on_packet(at_ms(21), 0.0, INF), 0.0);
-        l.on_packet(at_ms(22), 0.0, INF);
+        assert_eq!(l.count_and_lower(at_ms(21), 0.0, INF), 0.0);
+        l.count_and_lower(at_ms(22), 0.0, INF);
         // Period 3 is computed from clean sums only: 12 / 2 = 6, the right share.
-        l.on_packet(at_ms(31), 0.0, INF);
+        l.count_and_lower(at_ms(31), 0.0, INF);
         assert_eq!(l.share(), 6.0);
     }
 }

@@ -29,10 +29,15 @@
 //! least `C/N`, so the floor cannot hold a session below its max-min rate at the fixed point;
 //! it only keeps stale marks from advertising less than that during transients.
 
-use crate::link::session_table::SessionTable;
+use crate::session::rm_cell::{RmCell, RmKind};
+use crate::session::session_table::SessionTable;
+use crate::session::{Direction, Forward, Hop, LinkTask};
+use crate::time::Time;
+use serde::Deserialize;
 
-/// BFYZ's parameters.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// BFYZ's link parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct BfyzConfig {
     /// Never advertise less than C / N (see the module comment).
     pub floor_c_over_n: bool,
@@ -131,6 +136,21 @@ impl BfyzLink {
     }
 }
 
+impl LinkTask for BfyzLink {
+    type Packet = RmCell;
+
+    /// The marking runs on the forward pass (the cell's CCR is the rate to mark by); the
+    /// backward pass carries the ER home untouched.
+    fn on_packet(&mut self, _now: Time, hop: Hop, cell: &mut RmCell) -> Forward {
+        match (cell.kind, hop.dir) {
+            (RmKind::Rm, Direction::Downstream) => cell.er = self.on_rm(hop.session, cell.ccr, cell.er),
+            (RmKind::Rm, Direction::Upstream) => {}
+            (RmKind::Close, _) => self.on_leave(hop.session),
+        }
+        Forward::Pass
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,9 +203,9 @@ mod tests {
         assert_eq!(l.on_rm(2, 4.0, INF), 6.0);
         let mut rate = [5.0, 6.0, 2.0];
         for _round in 0..4 {
-            for s in 0..3 {
-                let er = l.on_rm(s as u32 + 1, rate[s], INF);
-                rate[s] = if s == 2 { er.min(2.0) } else { er };
+            for (s, r) in rate.iter_mut().enumerate() {
+                let er = l.on_rm(s as u32 + 1, *r, INF);
+                *r = if s == 2 { er.min(2.0) } else { er };
             }
         }
         assert_eq!(rate, [5.0, 5.0, 2.0]);
