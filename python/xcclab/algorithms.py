@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class Algorithm:
     name: str
     role: str  # "host" | "link" | "host+link"
-    status: str  # "implemented" | "planned"
+    status: str  # "implemented" | "reconstructed" (paper text not found) | "planned"
     provenance: str
 
 
@@ -33,9 +33,27 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm("piqi-rcp", "host+link", "planned", "seed 002; update law not yet published [GAP]"),
     Algorithm("jetmax", "host+link", "planned", "seeds 000/002; formulas [GAP]"),
     Algorithm("slbn", "host+link", "planned", "seed 004 (StateLess B-Neck)"),
-    Algorithm("erica", "link", "planned", "Jain et al. ERICA (ATM TM 4.0), recalled"),
-    Algorithm("bfyz", "link", "planned", "as characterised in seed 004 [GAP]"),
-    Algorithm("cobb", "link", "planned", "Cobb & Gouda, as characterised in seed 004 [GAP]"),
+    Algorithm(
+        "erica",
+        "host+link",
+        "implemented",
+        "Kalyanaraman et al. ToN 2000 / ATM Forum 96-1172: ERICA+ eqs. (1)-(12) (OSU page)"
+        " with constant Fraction, one ER per VC per interval; TM 4.0 source (session protocol)",
+    ),
+    Algorithm(
+        "bfyz",
+        "host+link",
+        "reconstructed",
+        "Bartal et al. Algorithmica 2002, abstract only: frugal consistent marking"
+        " (O(1) per RM cell, per-session state) rebuilt; see docs/algorithms/bfyz.md",
+    ),
+    Algorithm(
+        "cobb",
+        "host+link",
+        "reconstructed",
+        "Cobb & Gouda SSS 2008 / TCS 2011, abstracts + seed 004 only: constant link state"
+        " rebuilt every period T; see docs/algorithms/cobb.md",
+    ),
     Algorithm("markmax-b", "link", "implemented", "seed 003 (MarkMax, backlog variant)"),
     Algorithm("markmax-t", "link", "implemented", "seed 003 (MarkMax, tail variant)"),
 )

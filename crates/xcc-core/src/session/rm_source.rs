@@ -3,8 +3,10 @@
 //! latest backward RM cell; RM cells go out in proportion to the data, here within the
 //! session's control budget (about 1 % of its rate, seed 004), each carrying `CCR = ACR` and
 //! `ER = demand` (the PCR). Before the first answer the source has no rate and sends no data;
-//! its first RM cell goes at once and the next only when that one has come back (nothing to
-//! pace by yet). On leave a `Close` cell removes the session's state along the path.
+//! its first RM cell goes at once and the next only when that one has come back. The same
+//! holds whenever ACR is 0 (ERICA may answer 0 in its first averaging interval): with nothing
+//! to pace by, one cell at a time is outstanding. On leave a `Close` cell removes the
+//! session's state along the path.
 //!
 //! Not modelled: TM 4.0's additive increase limit `ACR + RIF * PCR` (meaningless for greedy
 //! sessions, whose PCR is infinite), CI/NI bits, and the use-it-or-lose-it rules.
@@ -61,15 +63,15 @@ impl SourceTask for RmSource {
         }
     }
 
-    /// A backward RM cell: ACR = min(ER, demand); the RM cell clock starts with the first one.
+    /// A backward RM cell: ACR = min(ER, demand); if the source was waiting for it (no rate
+    /// to pace by), the next cell is due as the budget allows.
     fn on_packet(&mut self, now: Time, cell: RmCell) {
         debug_assert_eq!(cell.kind, RmKind::Rm);
         if self.finished {
             return;
         }
-        let first = self.acr.is_none();
         self.acr = Some(cell.er.min(self.demand));
-        if first {
+        if self.next_rm.is_none() {
             self.next_rm = Some(self.budget.next_allowed(self.last_sent, self.acr).max(now));
         }
     }
@@ -85,8 +87,11 @@ impl SourceTask for RmSource {
         match self.next_rm {
             Some(t) if t <= now => {
                 self.last_sent = now;
-                // Paced by the budget once there is a rate; before that, wait for the answer.
-                self.next_rm = self.acr.map(|_| self.budget.next_allowed(now, self.acr));
+                // Paced by the budget while there is a rate; without one, wait for the answer.
+                self.next_rm = match self.acr {
+                    Some(r) if r > 0.0 => Some(self.budget.next_allowed(now, self.acr)),
+                    _ => None,
+                };
                 Some(RmCell { kind: RmKind::Rm, ccr: self.acr.unwrap_or(0.0), er: self.demand })
             }
             _ => None,
@@ -140,6 +145,21 @@ mod tests {
         // An answer larger than the demand is capped by it.
         s.on_packet(ms(11), RmCell { kind: RmKind::Rm, ccr: 10e6, er: 80e6 });
         assert_eq!(s.rate(), Some(50e6));
+    }
+
+    /// An answer of 0 leaves nothing to pace by: one cell outstanding at a time (no flood).
+    #[test]
+    fn zero_rate_waits_for_each_answer() {
+        let mut s = RmSource::new(ControlBudget::default());
+        s.join(ms(0), f64::INFINITY);
+        s.poll_transmit(ms(0));
+        s.on_packet(ms(10), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 0.0 });
+        assert_eq!(s.rate(), Some(0.0));
+        assert!(s.poll_transmit(ms(10)).is_some());
+        assert_eq!(s.poll_transmit(ms(10)), None);
+        assert_eq!(s.next_wakeup(), None);
+        s.on_packet(ms(20), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 5e6 });
+        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(10_240)), "64 B at 1 % of 5 Mb/s after the last");
     }
 
     #[test]

@@ -16,18 +16,29 @@
 //!   take s out of the aggregates (N_u or S_m) if it was known, else N += 1
 //!   mu_s = (C - S_m) / (N_u + 1)          s's share if it were restricted here
 //!   mu_s = max(mu_s, C / N)               (option, on by default) a share never below C/N
-//!   if CCR < mu_s: s is marked (restricted elsewhere): S_m += CCR
-//!   else:          s is unmarked (restricted here):    N_u += 1
+//!   if 0 < CCR < mu_s: s is marked (restricted elsewhere): S_m += CCR
+//!   else:              s is unmarked (restricted here, or new and wanting a share): N_u += 1
 //!   record CCR for s;  ER = min(ER, mu_s)
+//! on the same cell coming back upstream with its final ER (option, on by default):
+//!   the same update with CCR := ER (the rate s will send at) and nothing lowered
 //! on Leave(s): N -= 1 and take s out of the aggregates
 //! ```
+//!
+//! Marking by the returning ER tells every link a session's new rate one round trip before
+//! its CCR would (in ATM terms: the switch also reads backward RM cells). Marking by CCR alone
+//! also converges on the small networks, but on a transit-stub network with a thousand
+//! sessions it overshoots, builds queues, and takes several times longer
+//! (docs/algorithms/bfyz.md).
 //!
 //! At the max-min point every session bottlenecked at the link has `CCR = mu_s`, every other
 //! `CCR < mu_s`, so nothing moves; marking at equality is value-neutral (a session marked with
 //! `CCR = mu` leaves `mu` unchanged), so floating-point ties do not matter. The `C/N` floor is
 //! the lower bound SLBN also uses (seed 004, Section III): the level of any bottleneck is at
 //! least `C/N`, so the floor cannot hold a session below its max-min rate at the fixed point;
-//! it only keeps stale marks from advertising less than that during transients.
+//! it only keeps stale marks from advertising less than that during transients. A session
+//! without a rate yet (`CCR = 0`, its first RM cell) counts as unmarked: it will want a share,
+//! and marking it at rate 0 would offer the others its bandwidth too (a burst of arrivals
+//! would be told the whole link each).
 
 use crate::session::rm_cell::{RmCell, RmKind};
 use crate::session::session_table::SessionTable;
@@ -41,11 +52,14 @@ use serde::Deserialize;
 pub struct BfyzConfig {
     /// Never advertise less than C / N (see the module comment).
     pub floor_c_over_n: bool,
+    /// Also re-mark the session on the backward pass with the explicit rate the cell brings
+    /// back (its next rate), one round trip before its CCR would show it.
+    pub mark_on_return: bool,
 }
 
 impl Default for BfyzConfig {
     fn default() -> Self {
-        BfyzConfig { floor_c_over_n: true }
+        BfyzConfig { floor_c_over_n: true, mark_on_return: true }
     }
 }
 
@@ -86,7 +100,7 @@ impl BfyzLink {
             share = share.max(self.capacity / n as f64);
         }
         let share = share.max(0.0);
-        let restricted_elsewhere = ccr < share;
+        let restricted_elsewhere = ccr > 0.0 && ccr < share;
         if restricted_elsewhere {
             self.sum_marked += ccr;
         } else {
@@ -144,6 +158,13 @@ impl LinkTask for BfyzLink {
     fn on_packet(&mut self, _now: Time, hop: Hop, cell: &mut RmCell) -> Forward {
         match (cell.kind, hop.dir) {
             (RmKind::Rm, Direction::Downstream) => cell.er = self.on_rm(hop.session, cell.ccr, cell.er),
+            // Only a session the link knows: a cell still coming back after the session's
+            // Close went down must not bring its state back.
+            (RmKind::Rm, Direction::Upstream)
+                if self.cfg.mark_on_return && self.sessions.contains_key(&hop.session) =>
+            {
+                self.on_rm(hop.session, cell.er, f64::INFINITY);
+            }
             (RmKind::Rm, Direction::Upstream) => {}
             (RmKind::Close, _) => self.on_leave(hop.session),
         }
@@ -157,27 +178,22 @@ mod tests {
 
     const INF: f64 = f64::INFINITY;
 
-    /// Single link C = 12, three greedy sessions joining with CCR 0 (hand computation):
-    /// s1: N = 1, mu = 12/1 = 12, CCR 0 < 12: marked (S_m = 0). ER = 12.
-    /// s2: N = 2, mu = (12 - 0)/1 = 12 (floor 6), marked. ER = 12.
-    /// s3: N = 3, mu = 12, marked. Every session is told 12: the join transient overshoots.
-    /// Second round with CCR 12: s1 out (S_m 0), mu = 12/1 = 12, CCR 12 >= 12: unmarked (N_u 1).
-    /// s2: mu = 12/2 = 6, CCR 12 >= 6: unmarked (N_u 2). s3: mu = 12/3 = 4: unmarked (N_u 3).
-    /// Third round: s1 (CCR 12) out: N_u 2, mu = 12/3 = 4 -> ER 4; s2 (CCR 12) -> 4; s3 (4) -> 4.
+    /// Single link C = 12, three greedy sessions joining (CCR 0, hand computation):
+    /// s1: N = 1, mu = 12/1 = 12; new, so unmarked (N_u 1). ER 12.
+    /// s2: N = 2, mu = 12/(1 + 1) = 6, unmarked (N_u 2). ER 6.
+    /// s3: N = 3, mu = 12/3 = 4, unmarked (N_u 3). ER 4.
+    /// Second round at CCR 12, 6, 4: each is taken out (N_u 2) and put back: mu = 12/3 = 4.
     #[test]
     fn single_link_hand_computed_rounds() {
         let mut l = BfyzLink::new(BfyzConfig::default(), 12.0);
         assert_eq!(l.on_rm(1, 0.0, INF), 12.0);
-        assert_eq!(l.on_rm(2, 0.0, INF), 12.0);
-        assert_eq!(l.on_rm(3, 0.0, INF), 12.0);
-        assert_eq!(l.aggregates(), (0, 0.0));
-        assert_eq!(l.on_rm(1, 12.0, INF), 12.0);
-        assert_eq!(l.on_rm(2, 12.0, INF), 6.0);
-        assert_eq!(l.on_rm(3, 12.0, INF), 4.0);
+        assert_eq!(l.on_rm(2, 0.0, INF), 6.0);
+        assert_eq!(l.on_rm(3, 0.0, INF), 4.0);
         assert_eq!(l.aggregates(), (3, 0.0));
-        for s in 1..=3 {
-            assert_eq!(l.on_rm(s, if s == 3 { 4.0 } else { 12.0 }, INF), 4.0);
-        }
+        assert_eq!(l.on_rm(1, 12.0, INF), 4.0);
+        assert_eq!(l.on_rm(2, 6.0, INF), 4.0);
+        assert_eq!(l.on_rm(3, 4.0, INF), 4.0);
+        assert_eq!(l.aggregates(), (3, 0.0));
         // Converged: each at 4 stays at 4; a smaller ER in the cell is kept.
         for s in 1..=3 {
             assert_eq!(l.on_rm(s, 4.0, INF), 4.0);
@@ -216,7 +232,7 @@ mod tests {
     #[test]
     fn the_c_over_n_floor_bounds_transient_shares() {
         let mut with = BfyzLink::new(BfyzConfig::default(), 12.0);
-        let mut without = BfyzLink::new(BfyzConfig { floor_c_over_n: false }, 12.0);
+        let mut without = BfyzLink::new(BfyzConfig { floor_c_over_n: false, mark_on_return: false }, 12.0);
         for l in [&mut with, &mut without] {
             // Two sessions marked at 5 each (stale), then a third arrives.
             l.on_rm(1, 5.0, INF);
@@ -226,6 +242,30 @@ mod tests {
         assert_eq!(without.aggregates(), (0, 10.0));
         assert_eq!(without.on_rm(3, 0.0, INF), 2.0, "(12 - 10)/1");
         assert_eq!(with.on_rm(3, 0.0, INF), 4.0, "max(2, 12/3)");
+    }
+
+    /// The backward pass re-marks the session with the ER it brings home: s1 joins (CCR 0,
+    /// unmarked), comes back held to 3 elsewhere: out (N_u 0), mu = 12, 3 < 12: marked, S_m 3.
+    /// A newcomer is then offered (12 - 3)/1 = 9 at once instead of 12/2 = 6.
+    #[test]
+    fn returning_cell_marks_the_session_with_its_new_rate() {
+        let mut l = BfyzLink::new(BfyzConfig::default(), 12.0);
+        let hop = |dir| Hop { session: 1, link: 0, index: 0, path_len: 2, dir };
+        let mut cell = RmCell { kind: RmKind::Rm, ccr: 0.0, er: INF };
+        l.on_packet(Time::ZERO, hop(Direction::Downstream), &mut cell);
+        assert_eq!((cell.er, l.aggregates()), (12.0, (1, 0.0)));
+        cell.er = 3.0; // lowered downstream of this link
+        l.on_packet(Time::ZERO, hop(Direction::Upstream), &mut cell);
+        assert_eq!(cell.er, 3.0, "the way back lowers nothing");
+        assert_eq!(l.aggregates(), (0, 3.0));
+        assert_eq!(l.on_rm(2, 0.0, INF), 9.0);
+        let mut close = RmCell { kind: RmKind::Close, ccr: 0.0, er: 0.0 };
+        l.on_packet(Time::ZERO, hop(Direction::Downstream), &mut close);
+        assert_eq!(l.aggregates(), (1, 0.0));
+        // A cell of s1 still on its way back after the Close: ignored, s1 stays gone.
+        let mut late = RmCell { kind: RmKind::Rm, ccr: 3.0, er: 3.0 };
+        l.on_packet(Time::ZERO, hop(Direction::Upstream), &mut late);
+        assert_eq!((l.sessions(), l.aggregates()), (1, (1, 0.0)));
     }
 
     #[test]

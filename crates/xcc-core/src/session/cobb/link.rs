@@ -14,19 +14,27 @@
 //!
 //! ```text
 //! on a packet (r, ER) in period k, with mu the share advertised in period k:
-//!   if r >= mu: n_here += 1                       (the flow is held to mu here)
-//!   else:       b_else += r; r_max = max(r_max, r) (held below mu elsewhere)
+//!   if r >= mu or r == 0: n_here += 1              (held to mu here, or new: wants a share)
+//!   else:                 b_else += r; r_max = max(r_max, r)   (held below mu elsewhere)
 //!   ER = min(ER, mu)
-//! at the end of period k:
+//! at the end of period k, if it saw any packet:
 //!   mu = (C - b_else) / n_here                    if n_here > 0
 //!   mu = C - b_else + r_max                       otherwise (what one flow could grow to)
-//!   mu = max(mu, 0); n_here = b_else = r_max = 0
+//!   mu = max(mu, 0)
+//! (a period without packets leaves mu as it was: no information, no change)
+//! n_here = b_else = r_max = 0
 //! ```
 //!
-//! State: five numbers per link whatever the number of flows, all rebuilt every period, so any
-//! corruption is flushed after one period (the self-stabilisation argument). A flow counted
-//! twice or not at all in a period (its packets spaced unevenly by queueing, or a round trip
-//! longer than T) makes the next share wrong: that is the fragility seed 004 observed.
+//! State: six numbers per link whatever the number of flows, rebuilt every period from the
+//! packets seen, so corrupted state is flushed one period after packets flow again (the
+//! self-stabilisation argument). A flow counted twice or not at all in a period (its packets
+//! spaced unevenly by queueing, or a round trip longer than T) makes the next share wrong:
+//! that is the fragility seed 004 observed.
+//!
+//! Three choices of ours (docs/algorithms/cobb.md): a flow without a rate yet (`r = 0`) counts
+//! as restricted here, so a burst of arrivals is offered `C / n` rather than `C` each; an
+//! empty period keeps the share, so packets delayed past a period boundary by a queue do not
+//! reset it to the whole capacity; and a new link offers 0 until it has counted one period.
 
 use super::packet::CobbPacket;
 use crate::session::{Direction, Forward, Hop, LinkTask};
@@ -60,21 +68,27 @@ pub struct CobbLink {
     b_else: f64,
     /// Largest rate among them.
     r_max: f64,
+    /// Packets seen in the current period.
+    seen: u32,
 }
 
 impl CobbLink {
     /// COBB on a link of `capacity_bps`; periods start at `Time::ZERO` (every link uses the
-    /// same boundaries, the common clock the period structure assumes). The first period
-    /// advertises the whole capacity.
+    /// same boundaries, the common clock the period structure assumes). Until it has counted
+    /// its flows for one period the link offers nothing (share 0): handing out the whole
+    /// capacity to a first burst of flows builds a queue that outlives the burst (at full
+    /// utilisation it drains only through the control budget), and the queue's delay moves
+    /// packets across period boundaries, which is exactly what the period rule cannot absorb.
     pub fn new(cfg: CobbConfig, capacity_bps: f64) -> CobbLink {
         CobbLink {
             capacity: capacity_bps,
             period: cfg.period,
             period_end: Time::ZERO + cfg.period,
-            share: capacity_bps,
+            share: 0.0,
             n_here: 0,
             b_else: 0.0,
             r_max: 0.0,
+            seen: 0,
         }
     }
 
@@ -83,7 +97,8 @@ impl CobbLink {
     /// first (lazily: the link needs no timer).
     pub fn count_and_lower(&mut self, now: Time, rate: f64, er: f64) -> f64 {
         self.close_periods(now);
-        if rate >= self.share {
+        self.seen += 1;
+        if rate >= self.share || rate == 0.0 {
             self.n_here += 1;
         } else {
             self.b_else += rate;
@@ -94,9 +109,12 @@ impl CobbLink {
 
     fn close_periods(&mut self, now: Time) {
         while now >= self.period_end {
-            let spare = self.capacity - self.b_else;
-            let share = if self.n_here > 0 { spare / self.n_here as f64 } else { spare + self.r_max };
-            self.share = share.max(0.0);
+            if self.seen > 0 {
+                let spare = self.capacity - self.b_else;
+                let share = if self.n_here > 0 { spare / self.n_here as f64 } else { spare + self.r_max };
+                self.share = share.max(0.0);
+            }
+            self.seen = 0;
             self.n_here = 0;
             self.b_else = 0.0;
             self.r_max = 0.0;
@@ -132,46 +150,47 @@ mod tests {
         Time::ZERO + Dur::from_ms(ms)
     }
 
-    /// Single link C = 12, two greedy flows starting at rate 0 (hand computation):
-    /// period 0: share 12 (initial); both r = 0 < 12: b_else = 0, r_max = 0; ER 12 each.
-    /// period 1: share = C - 0 + 0 = 12; both now at r = 12 >= 12: n_here = 2; ER 12.
-    /// period 2: share = 12 / 2 = 6; both at 12 >= 6: n_here 2; ER 6.
-    /// period 3: share = 6; both at 6: n_here 2 -> share stays 6.
+    /// Single link C = 12, two greedy flows starting without a rate (hand computation):
+    /// period 0: share 0 (nothing counted yet); both r = 0 count as here: n_here = 2; ER 0.
+    /// period 1: share = 12 / 2 = 6; both (still at 0) count here again; ER 6.
+    /// period 2: share = 6; both at 6 >= 6: share stays 6.
     #[test]
     fn single_link_hand_computed_periods() {
         let mut l = CobbLink::new(CobbConfig { period: Dur::from_ms(10) }, 12.0);
-        assert_eq!(l.count_and_lower(at_ms(1), 0.0, INF), 12.0);
-        assert_eq!(l.count_and_lower(at_ms(2), 0.0, INF), 12.0);
-        assert_eq!(l.count_and_lower(at_ms(11), 12.0, INF), 12.0);
-        assert_eq!(l.count_and_lower(at_ms(12), 12.0, INF), 12.0);
-        assert_eq!(l.count_and_lower(at_ms(21), 12.0, INF), 6.0);
-        assert_eq!(l.count_and_lower(at_ms(22), 12.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(1), 0.0, INF), 0.0);
+        assert_eq!(l.count_and_lower(at_ms(2), 0.0, INF), 0.0);
+        assert_eq!(l.count_and_lower(at_ms(11), 0.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(12), 0.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(21), 6.0, INF), 6.0);
+        assert_eq!(l.count_and_lower(at_ms(22), 6.0, 5.0), 5.0, "a smaller ER stays");
         assert_eq!(l.count_and_lower(at_ms(31), 6.0, INF), 6.0);
-        assert_eq!(l.count_and_lower(at_ms(32), 6.0, 5.0), 5.0, "a smaller ER stays");
-        assert_eq!(l.count_and_lower(at_ms(41), 6.0, INF), 6.0);
     }
 
     /// Flows held elsewhere: the link's share is what one of them could grow to.
-    /// C = 10, flows at 4 and 4 both below the share: share = 10 - 8 + 4 = 6.
+    /// C = 10, two flows at 4: period 0 counts both here (share 0), period 1 offers 10/2 = 5,
+    /// where both (at 4 < 5) are held elsewhere: period 2 offers 10 - 8 + 4 = 6.
     #[test]
     fn no_flow_restricted_here_gives_the_growth_room_of_the_largest() {
         let mut l = CobbLink::new(CobbConfig { period: Dur::from_ms(10) }, 10.0);
         l.count_and_lower(at_ms(1), 4.0, INF);
         l.count_and_lower(at_ms(2), 4.0, INF);
-        l.count_and_lower(at_ms(11), 4.0, INF);
+        assert_eq!(l.count_and_lower(at_ms(11), 4.0, INF), 5.0);
+        l.count_and_lower(at_ms(12), 4.0, INF);
+        l.count_and_lower(at_ms(21), 4.0, INF);
         assert_eq!(l.share(), 6.0);
     }
 
-    /// A period with no packets resets the share to the whole capacity; a flow counted twice
-    /// in one period (uneven spacing) halves the next share: the fragility of a period.
+    /// A flow counted twice in one period (uneven spacing) halves the next share: the
+    /// fragility of a period. A period with no packets keeps the share it had.
     #[test]
-    fn empty_and_double_counted_periods() {
+    fn double_counted_and_empty_periods() {
         let mut l = CobbLink::new(CobbConfig { period: Dur::from_ms(10) }, 12.0);
         l.count_and_lower(at_ms(1), 12.0, INF);
         l.count_and_lower(at_ms(9), 12.0, INF); // the same flow again: counted twice
-        assert_eq!(l.count_and_lower(at_ms(15), 12.0, INF), 6.0);
-        // Periods 2 and 3 see nothing: share back to C.
-        assert_eq!(l.count_and_lower(at_ms(45), 0.0, INF), 12.0);
+        assert_eq!(l.count_and_lower(at_ms(15), 6.0, INF), 6.0, "12 / 2");
+        l.count_and_lower(at_ms(16), 2.0, INF); // held elsewhere at 2
+                                                // Period 2's share is (12 - 2) / 1 = 10; periods 2 and 3 see nothing: it stays 10.
+        assert_eq!(l.count_and_lower(at_ms(45), 10.0, INF), 10.0);
     }
 
     /// Corrupted state is flushed after one period (self-stabilisation).
@@ -181,6 +200,7 @@ mod tests {
         l.n_here = 1_000_000;
         l.b_else = -5e9;
         l.share = f64::MAX;
+        l.seen = 7;
         // Period 0's garbage gives period 1 a wrong share, (12 + 5e9) / 1e6 = 5000: both
         // flows (at 12) look restricted elsewhere, b_else = 24.
         l.count_and_lower(at_ms(11), 12.0, INF);

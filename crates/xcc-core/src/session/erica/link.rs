@@ -127,7 +127,9 @@ impl EricaLink {
     /// A backward RM cell carrying `er_in_cell`: returns the explicit rate it leaves with.
     pub fn on_backward_rm(&mut self, session: u32, er_in_cell: f64) -> f64 {
         let stamp = self.intervals + 1;
-        let vc = *self.vcs.entry(session).or_default();
+        // A session without state (a cell coming back after its Close passed) gets the answer
+        // of a session at CCR 0 and is not recorded.
+        let vc = self.vcs.get(&session).copied().unwrap_or_default();
         if vc.er_interval == stamp {
             return er_in_cell.min(vc.er);
         }
@@ -296,6 +298,10 @@ mod tests {
         l.on_packet(Time::ZERO, hop(0, Direction::Upstream), &mut c);
         assert_eq!(c.er, 45e6);
         assert_eq!(l.tick_interval(), Some(Dur::from_ms(5)));
+        // A late backward cell of the closed session 1 does not bring its state back.
+        let mut late = RmCell { kind: RmKind::Rm, ccr: 10e6, er: f64::INFINITY };
+        l.on_packet(Time::ZERO, hop(1, Direction::Upstream), &mut late);
+        assert_eq!(l.sessions(), 2);
     }
 
     /// One ER per session per interval: a second backward RM cell in the same interval gets
