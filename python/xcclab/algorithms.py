@@ -32,7 +32,12 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     Algorithm("rcp", "host+link", "planned", "Dukkipati et al., Stanford ns-2 RCP v4"),
     Algorithm("piqi-rcp", "host+link", "planned", "seed 002; update law not yet published [GAP]"),
     Algorithm("jetmax", "host+link", "planned", "seeds 000/002; formulas [GAP]"),
-    Algorithm("slbn", "host+link", "planned", "seed 004 (StateLess B-Neck)"),
+    Algorithm(
+        "slbn",
+        "host+link",
+        "implemented",
+        "seed 004 (StateLess B-Neck, Figs. 1-2; session simulator, xcc reproduce slbn-*)",
+    ),
     Algorithm("erica", "link", "planned", "Jain et al. ERICA (ATM TM 4.0), recalled"),
     Algorithm("bfyz", "link", "planned", "as characterised in seed 004 [GAP]"),
     Algorithm("cobb", "link", "planned", "Cobb & Gouda, as characterised in seed 004 [GAP]"),
