@@ -74,3 +74,13 @@ def test_slbn_1a_quick_report(tmp_path):
     assert "SLBN" in text and "Pending protocols" in text
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
     assert "slbn" in metrics["measured"]
+
+
+def test_slbn_2a_benchmark_is_the_reproduction():
+    """`xcc bench --scenario slbn-2a` measures exactly the SLBN run of `xcc reproduce slbn-2a`."""
+    from pathlib import Path
+
+    from xcclab.reproduce.slbn_2a import SETUP
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "slbn-2a.session.json"
+    assert json.loads(path.read_text()) == SETUP.experiment("slbn", False)

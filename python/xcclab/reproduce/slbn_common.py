@@ -38,11 +38,11 @@ LABEL = {
     "bfyz": "BFYZ",
     "cobb": "COBB",
 }
-# Parameters stated in the paper's footnote 1; the others' defaults live with their code.
+# Parameters stated in the paper's footnote 1 that differ from the protocols' defaults. RCP
+# (alpha 0.1, beta 1) and PIQI-RCP (T = 5 ms, kappa* = T / (2 (T + RTT))) are run with their
+# defaults, which must be those values (checked when they are registered).
 PAPER_PARAMS: dict[str, dict[str, Any]] = {
-    "rcp": {"alpha": 0.1, "beta": 1.0},
-    "piqi_rcp": {"t_s": 0.005},
-    "cobb": {"period_s": 0.070},
+    "cobb": {"period_ms": 70.0},
 }
 # Quick mode: a small transit-stub network and a few thousand sessions (tests only).
 QUICK_TOPOLOGY = {

@@ -67,6 +67,8 @@ pub struct FinalTable {
 pub struct SessionStats {
     pub events: u64,
     pub control_packets: u64,
+    /// Link crossings of control packets (the packet-hops of this driver).
+    pub control_hops: u64,
     pub oracle_runs: u64,
     pub oracle_wall_s: f64,
     pub links: u64,
@@ -362,6 +364,7 @@ impl<P: SessionProtocol> SessionSim<P> {
                 let l = self.paths.links[start + len - 1];
                 let back = self.links.reverse[l as usize];
                 let t = self.fluid[back as usize].traverse(now, P::wire_bytes(&body) as f64 * 8.0);
+                self.out.stats.control_hops += 1;
                 let k = self.alloc(Ctrl { session: s as u32, pos: (len - 1) as u16, dir: Direction::Upstream, body });
                 self.push(t, Ev::Ctrl(k));
             }
@@ -393,6 +396,7 @@ impl<P: SessionProtocol> SessionSim<P> {
             }
         };
         let t = self.fluid[next as usize].traverse(now, bits);
+        self.out.stats.control_hops += 1;
         self.pkts[k as usize] = Some(c);
         self.push(t, Ev::Ctrl(k));
     }
