@@ -38,5 +38,5 @@ pub fn run<P: SessionProtocol>(
         serde_path_to_error::deserialize(params.clone())
             .map_err(|e| format!("protocol_params.{}: {}", e.path(), e.inner()))?
     };
-    Ok(SessionSim::<P>::new(params, net, sessions, settings)?.run(progress))
+    SessionSim::<P>::new(params, net, sessions, settings)?.run(progress)
 }
