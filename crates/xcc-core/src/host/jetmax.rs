@@ -13,8 +13,12 @@
 //! overshooting; `tau = 0.6` puts every flow within 1 % of the stationary point after 6 steps
 //! (`0.4^6 = 0.4 %`; the papers' claim is "within 1 % in 6 control intervals").
 //!
-//! Until the first echo the source has one packet in flight, counted by no link (`share` 0,
-//! bottleneck none); it starts from `x = 0`, so its first step is `tau F`.
+//! Joining: the source first probes with one packet in flight, naming no bottleneck; links
+//! count such a packet as a flow (share = the probe spacing, one RTT, or `probe_wait` before an
+//! RTT is known), so they lower their fair rates for it before it sends. It takes its first step
+//! from `x = 0` (to `tau F`) once two probes came back and `probe_wait` has passed since the
+//! first left, so that the echoed `F` comes from a control interval that counted it (our choice
+//! for the papers' "overshoot-free" joins; `probe_wait` must cover a router interval).
 
 use crate::host::{AckEvent, CongestionEvent, Controller};
 use crate::time::{Dur, Time};
@@ -31,11 +35,13 @@ pub struct JetMaxConfig {
     pub packet_bytes: u32,
     /// Segment payload: the probe's window.
     pub mss_bytes: u32,
+    /// Shortest probing time before the first step (twice the routers' default interval).
+    pub probe_wait: Dur,
 }
 
 impl Default for JetMaxConfig {
     fn default() -> Self {
-        JetMaxConfig { tau: 0.6, packet_bytes: 1460 + 40 + 13, mss_bytes: 1460 }
+        JetMaxConfig { tau: 0.6, packet_bytes: 1460 + 40 + 13, mss_bytes: 1460, probe_wait: Dur::from_ms(100) }
     }
 }
 
@@ -52,6 +58,10 @@ pub struct JetMax {
     bottleneck: u8,
     next_step: Time,
     steps: u64,
+    /// Probing: echoes received and when the first probe left.
+    echoes: u32,
+    first_probe: Option<Time>,
+    srtt: Dur,
 }
 
 impl JetMax {
@@ -64,6 +74,9 @@ impl JetMax {
             bottleneck: NO_HOP,
             next_step: Time::ZERO,
             steps: 0,
+            echoes: 0,
+            first_probe: None,
+            srtt: Dur::ZERO,
         }
     }
 
@@ -93,6 +106,13 @@ impl JetMax {
 
 impl Controller for JetMax {
     fn on_ack(&mut self, now: Time, ack: &AckEvent) {
+        self.srtt = ack.srtt;
+        if self.rate_bps == 0.0 {
+            let waited = self.first_probe.is_some_and(|t| now.saturating_since(t) >= self.cfg.probe_wait);
+            if self.echoes < 2 || !waited {
+                return;
+            }
+        }
         if self.fair_bps.is_some() && now >= self.next_step {
             self.step(now, ack.srtt);
         }
@@ -106,6 +126,7 @@ impl Controller for JetMax {
             if h.fair_bps.is_finite() && h.fair_bps > 0.0 && h.candidate != NO_HOP {
                 self.fair_bps = Some(h.fair_bps as f64);
                 self.candidate = h.candidate;
+                self.echoes = self.echoes.saturating_add(1);
             }
         }
     }
@@ -122,9 +143,14 @@ impl Controller for JetMax {
         (self.rate_bps > 0.0).then_some(self.rate_bps)
     }
 
-    fn stamp(&mut self, _now: Time, hdr: &mut CongestionHeader) {
-        let share_s =
-            if self.rate_bps > 0.0 { (8.0 * self.cfg.packet_bytes as f64 / self.rate_bps) as f32 } else { 0.0 };
+    fn stamp(&mut self, now: Time, hdr: &mut CongestionHeader) {
+        let share_s = if self.rate_bps > 0.0 {
+            (8.0 * self.cfg.packet_bytes as f64 / self.rate_bps) as f32
+        } else {
+            // A probe stands for the time until the next one: one RTT, once known.
+            self.first_probe.get_or_insert(now);
+            if self.srtt > Dur::ZERO { self.srtt } else { self.cfg.probe_wait }.as_secs_f64() as f32
+        };
         *hdr =
             CongestionHeader::JetMax(JetMaxHeader { share_s, bottleneck: self.bottleneck, ..JetMaxHeader::default() });
     }
@@ -153,9 +179,14 @@ mod tests {
     fn steps_once_per_rtt_towards_the_fair_rate() {
         let mut s = JetMax::new(JetMaxConfig::default());
         assert_eq!((s.window_bytes(), s.pacing_rate_bps()), (1460, None));
+        // Probing: two echoes and probe_wait (100 ms) since the first probe before stepping.
+        s.stamp(ms(0), &mut CongestionHeader::None);
+        s.on_feedback(ms(50), &echo(100e6, 2));
+        s.on_ack(ms(50), &ack(50));
+        assert_eq!(s.pacing_rate_bps(), None, "one echo is not enough");
         let expect = [60e6, 84e6, 93.6e6, 97.44e6, 98.976e6, 99.5904e6];
         for (k, &x) in expect.iter().enumerate() {
-            let t = ms(50 * k as u64);
+            let t = ms(100 + 50 * k as u64);
             s.on_feedback(t, &echo(100e6, 2));
             s.on_ack(t, &ack(50));
             // A second ACK in the same RTT does not step again.
@@ -167,17 +198,21 @@ mod tests {
         assert!((s.rate_bps() / 100e6 - 1.0).abs() < 0.01);
     }
 
-    /// Packets carry share = packet bits / x and the adopted bottleneck; the probe carries 0 and
-    /// no bottleneck.
+    /// Packets carry share = packet bits / x and the adopted bottleneck; probes carry no
+    /// bottleneck and a share of probe_wait, then of one RTT once known.
     #[test]
     fn stamps_share_and_bottleneck() {
         let mut s = JetMax::new(JetMaxConfig::default());
         let mut h = CongestionHeader::None;
         s.stamp(ms(0), &mut h);
-        assert_eq!(h, CongestionHeader::JetMax(JetMaxHeader::default()));
-        s.on_feedback(ms(0), &echo(10e6, 1));
-        s.on_ack(ms(0), &ack(20));
-        s.stamp(ms(0), &mut h);
+        assert_eq!(h, CongestionHeader::JetMax(JetMaxHeader { share_s: 0.1, ..JetMaxHeader::default() }));
+        s.on_feedback(ms(20), &echo(10e6, 1));
+        s.on_ack(ms(20), &ack(20));
+        s.stamp(ms(20), &mut h);
+        assert_eq!(h, CongestionHeader::JetMax(JetMaxHeader { share_s: 0.02, ..JetMaxHeader::default() }));
+        s.on_feedback(ms(120), &echo(10e6, 1));
+        s.on_ack(ms(120), &ack(20));
+        s.stamp(ms(120), &mut h);
         let CongestionHeader::JetMax(j) = h else { unreachable!() };
         assert_eq!(j.bottleneck, 1);
         assert!((j.share_s as f64 - 8.0 * 1513.0 / 6e6).abs() < 1e-9, "{}", j.share_s);
@@ -186,7 +221,10 @@ mod tests {
     /// A decreasing fair rate is approached from above without undershoot.
     #[test]
     fn decreases_monotonically() {
-        let mut s = JetMax::new(JetMaxConfig::default());
+        let cfg = JetMaxConfig { probe_wait: Dur::ZERO, ..JetMaxConfig::default() };
+        let mut s = JetMax::new(cfg);
+        s.stamp(ms(0), &mut CongestionHeader::None);
+        s.on_feedback(ms(0), &echo(100e6, 0));
         s.on_feedback(ms(0), &echo(100e6, 0));
         s.on_ack(ms(0), &ack(10));
         let mut prev = s.rate_bps();

@@ -11,8 +11,10 @@
 //! path from the `hop` counter (and increments it); if the packet names this hop as its flow's
 //! bottleneck, its share (`packet_bits / x`, precomputed by the source) and its bits are added
 //! to the bottlenecked accumulators; every packet's bits go to the input accumulator (three
-//! additions). If this link's fair rate is below the packet's `fair_bps`, the link writes its
-//! rate and its hop index (`candidate`). Every control interval `D`:
+//! additions). A packet of a joining flow, which names no bottleneck yet, is counted at every
+//! link it crosses (its share capped at `D`), so that links make room for it before it starts.
+//! If this link's fair rate is below the packet's `fair_bps`, the link writes its rate and its
+//! hop index (`candidate`). Every control interval `D`:
 //!
 //! ```text
 //! y   = input bits / D               (every packet: data, ACKs, other protocols)
@@ -34,6 +36,7 @@
 use crate::link::{LinkAlgorithm, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::time::{Dur, Time};
+use crate::wire::jetmax::NO_HOP;
 use crate::wire::CongestionHeader;
 
 /// Router parameters.
@@ -41,8 +44,9 @@ use crate::wire::CongestionHeader;
 pub struct JetMaxRouterConfig {
     /// Target utilisation gamma (tunable, the papers' claim; our default 0.95).
     pub gamma: f64,
-    /// Control interval D (our choice 20 ms: long enough that a flow at 1 % of a 100 Mb/s link
-    /// sends a couple of full-size packets per interval).
+    /// Control interval D (our choice 50 ms: the flow count errs by up to one packet's share per
+    /// flow and interval, under 1 % for a flow sending 100 full-size packets per interval,
+    /// i.e. from 24 Mb/s on).
     pub interval: Dur,
     /// Floor of the fair rate as a fraction of C.
     pub min_fraction: f64,
@@ -50,7 +54,7 @@ pub struct JetMaxRouterConfig {
 
 impl Default for JetMaxRouterConfig {
     fn default() -> Self {
-        JetMaxRouterConfig { gamma: 0.95, interval: Dur::from_ms(20), min_fraction: 1e-6 }
+        JetMaxRouterConfig { gamma: 0.95, interval: Dur::from_ms(50), min_fraction: 1e-6 }
     }
 }
 
@@ -63,6 +67,7 @@ pub struct JetMaxRouter {
     input_bits: f64,
     bottlenecked_bits: f64,
     share_sum_s: f64,
+    interval_s: f64,
     /// Last interval's measurements, for traces and tests.
     last: JetMaxStats,
     next_update: Time,
@@ -91,6 +96,7 @@ impl JetMaxRouter {
             input_bits: 0.0,
             bottlenecked_bits: 0.0,
             share_sum_s: 0.0,
+            interval_s: cfg.interval.as_secs_f64(),
             last: JetMaxStats::default(),
             next_update: start + cfg.interval,
         }
@@ -137,6 +143,12 @@ impl LinkAlgorithm for JetMaxRouter {
             h.hop = hop.saturating_add(1);
             if h.bottleneck == hop {
                 self.share_sum_s += h.share_s as f64;
+                self.bottlenecked_bits += bits;
+            } else if h.bottleneck == NO_HOP {
+                // A joining flow that does not know its bottleneck yet is counted at every link
+                // it crosses (a probe stands for at most one flow per interval), so the links
+                // make room before it starts.
+                self.share_sum_s += (h.share_s as f64).min(self.interval_s);
                 self.bottlenecked_bits += bits;
             }
             if (self.fair_bps as f32) < h.fair_bps {
@@ -196,6 +208,9 @@ mod tests {
 
     const C: u64 = 100_000_000;
 
+    /// The defaults with a 20 ms interval, which the hand computations below use.
+    const CFG: JetMaxRouterConfig = JetMaxRouterConfig { gamma: 0.95, interval: Dur::from_ms(20), min_fraction: 1e-6 };
+
     fn data(bytes: u32, h: JetMaxHeader) -> Packet {
         Packet {
             wire_bytes: bytes,
@@ -228,12 +243,12 @@ mod tests {
     /// flow a at 40 Mb/s and flow b at 20 Mb/s both counted here (80 and 40 packets of 10 kbit:
     /// shares 0.25 ms and 0.5 ms, sum 20 + 20 ms = 2 D: N = 2); flow c at 10 Mb/s limited
     /// elsewhere (20 packets), and 10 ACKs of 40 B of a reverse flow (3.2 kbit).
-    ///   y = (1200 + 400 + 200) kbit... = (80+40+20) 10 kbit + 3.2 kbit = 1 403 200 bit / 20 ms
+    ///   y = (80 + 40 + 20) x 10 kbit + 3.2 kbit = 1 403 200 bit / 20 ms
     ///     = 70.16 Mb/s; S = y - 1.2 Mbit / 20 ms = 70.16 - 60 = 10.16 Mb/s
     ///   F = (95 - 10.16) / 2 = 42.42 Mb/s
     #[test]
     fn one_interval_by_hand() {
-        let mut r = JetMaxRouter::new(JetMaxRouterConfig::default(), C, Time::ZERO);
+        let mut r = JetMaxRouter::new(CFG, C, Time::ZERO);
         send(&mut r, 80, 40e6, 0);
         send(&mut r, 40, 20e6, 0);
         send(&mut r, 20, 10e6, 3);
@@ -254,7 +269,7 @@ mod tests {
     /// counted elsewhere scales its rate by gamma C / y (here 95/190: from 95 to 47.5 Mb/s).
     #[test]
     fn no_counted_flow_advertises_room_or_pulls_flows_in() {
-        let mut r = JetMaxRouter::new(JetMaxRouterConfig::default(), C, Time::ZERO);
+        let mut r = JetMaxRouter::new(CFG, C, Time::ZERO);
         send(&mut r, 100, 50e6, 1); // 50 Mb/s limited elsewhere
         r.on_timeout(ms(20), 0);
         assert_eq!(r.fair_bps(), 95e6);
@@ -267,9 +282,9 @@ mod tests {
     /// its own hop index; a link only counts the packets naming its own hop; ACKs are untouched.
     #[test]
     fn packets_learn_hops_and_the_smallest_fair_rate() {
-        let mut fast = JetMaxRouter::new(JetMaxRouterConfig::default(), 10 * C, Time::ZERO);
-        let mut slow = JetMaxRouter::new(JetMaxRouterConfig::default(), C, Time::ZERO);
-        let mut third = JetMaxRouter::new(JetMaxRouterConfig::default(), 10 * C, Time::ZERO);
+        let mut fast = JetMaxRouter::new(CFG, 10 * C, Time::ZERO);
+        let mut slow = JetMaxRouter::new(CFG, C, Time::ZERO);
+        let mut third = JetMaxRouter::new(CFG, 10 * C, Time::ZERO);
         let h = JetMaxHeader { share_s: 1e-3, bottleneck: 1, ..JetMaxHeader::default() };
         let mut p = data(1250, h);
         for r in [&mut fast, &mut slow, &mut third] {
@@ -284,14 +299,28 @@ mod tests {
         assert_eq!(header(&ack), JetMaxHeader { fair_bps: 1.0, candidate: NO_HOP, ..JetMaxHeader::default() });
     }
 
+    /// Probes of a joining flow (bottleneck none) count at every link, each at most one flow
+    /// per interval: a 40 ms share counts 40/20 -> capped at 1; two 5 ms shares count 0.5.
+    #[test]
+    fn joining_flows_count_everywhere_at_most_once_per_probe() {
+        let mut r = JetMaxRouter::new(CFG, C, Time::ZERO);
+        let probe = |share: f32| data(40, JetMaxHeader { share_s: share, ..JetMaxHeader::default() });
+        r.on_enqueue(ms(0), &mut probe(0.04), &mut Empty);
+        r.on_timeout(ms(20), 0);
+        assert!((r.stats().flows - 1.0).abs() < 1e-9);
+        r.on_enqueue(ms(20), &mut probe(0.005), &mut Empty);
+        r.on_enqueue(ms(20), &mut probe(0.005), &mut Empty);
+        r.on_timeout(ms(40), 0);
+        assert!((r.stats().flows - 0.5).abs() < 1e-6, "{:?}", r.stats());
+    }
+
     /// Single-link fixed point, any capacity: N flows counted here at any rates give F = gamma C
     /// / N at once (the count does not depend on the rates); sources that follow F settle with
     /// utilisation gamma and equal rates. 1 Mb/s, 10 Gb/s and 1e100 b/s (the papers' claim).
     #[test]
     fn single_link_fixed_point_for_any_capacity() {
         for &c in &[1e6, 1e10, 1e100] {
-            let cfg = JetMaxRouterConfig::default();
-            let mut r = JetMaxRouter::new(cfg, 1, Time::ZERO);
+            let mut r = JetMaxRouter::new(CFG, 1, Time::ZERO);
             r.capacity_bps = c;
             let d = 0.02;
             // Three flows at very different rates, all counted here; feed the accumulators as a

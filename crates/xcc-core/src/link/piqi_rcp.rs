@@ -21,7 +21,8 @@
 //! with `N` flows of delay `d` intervals, `r(n) = r(n-1) - kappa r(n-d)`, for which `kappa <=
 //! 1 / (2 (d + 1))`, i.e. `kappa* = T / (2 (T + RTT))`, is a sufficient stability condition;
 //! with heterogeneous delays the largest RTT is the binding one, so `kappa = auto` uses the
-//! largest RTT carried by the packets of the last interval.
+//! largest RTT carried by packets (a larger sample replaces it at once; without one it decays
+//! with a time constant of 1 s).
 //!
 //! Per packet: on arrival one addition (bytes) and one comparison (largest RTT); on departure,
 //! data packets only (RCP's rule, protocols.md 3.7.5), one comparison and maybe a store (rate).
@@ -34,8 +35,8 @@ use crate::wire::CongestionHeader;
 /// How the gain is chosen.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum PiqiRcpKappa {
-    /// `kappa* = T / (2 (T + RTT_max))`, `RTT_max` the largest RTT carried in the last interval
-    /// (before any, `rtt0`): the paper's bound, as seed 004 ran it.
+    /// `kappa* = T / (2 (T + RTT_max))`, `RTT_max` the largest RTT carried by packets, forgotten
+    /// only slowly (time constant 1 s; before any, `rtt0`): the paper's bound, as seed 004 ran it.
     Auto,
     /// A fixed gain.
     Fixed(f64),
@@ -75,6 +76,9 @@ impl Default for PiqiRcpRouterConfig {
 /// Past assignments kept for `R_hist`: enough for an RTT of 256 control intervals (1.28 s at
 /// 5 ms); longer RTTs use the oldest kept.
 const HISTORY: usize = 256;
+
+/// Time constant (s) over which a large RTT is forgotten once no packet carries it.
+const RTT_MEMORY_S: f64 = 1.0;
 
 /// One output link's PIQI-RCP state.
 #[derive(Clone, Debug)]
@@ -152,9 +156,11 @@ impl PiqiRcpRouter {
     /// One control interval: measures y and N, applies the law, records the new rate.
     fn update(&mut self) {
         let t = self.cfg.interval.as_secs_f64();
-        if self.rtt_max_us > 0 {
-            self.rtt_s = self.rtt_max_us as f64 * 1e-6;
-        }
+        // The binding RTT is the largest on the link: keep a large one for about a second
+        // after its flow went quiet (a new flow's first packets carry no RTT yet), so the gain
+        // never jumps up while a long-RTT flow is still being served.
+        let seen = self.rtt_max_us as f64 * 1e-6;
+        self.rtt_s = seen.max(self.rtt_s * (1.0 - t / RTT_MEMORY_S));
         self.kappa = self.gain();
         let y = self.bits / t;
         // The traffic arriving now was sent at the rates advertised about one RTT ago.
@@ -280,9 +286,16 @@ mod tests {
         r.on_enqueue(ms(0), &mut data(1250, 20_000), &mut Empty);
         r.on_enqueue(ms(0), &mut data(1250, 100_000), &mut Empty);
         r.on_timeout(ms(5), 0);
-        assert!((r.kappa() - 0.005 / 0.21).abs() < 1e-12, "{}", r.kappa());
-        interval(&mut r, 1, 1, 20_000);
+        // rtt0 decayed one step (0.2 * 0.995 = 0.199) is above 100 ms: it still binds.
+        assert!((r.kappa() - 0.005 / (2.0 * (0.005 + 0.199))).abs() < 1e-12, "{}", r.kappa());
+        // Only 20 ms samples for 3 s: the remembered RTT decays to them (0.995^600 * 0.2 < 0.02).
+        for k in 1..600 {
+            interval(&mut r, k, 1, 20_000);
+        }
         assert!((r.kappa() - 0.1).abs() < 1e-12, "{}", r.kappa());
+        // A 100 ms sample binds at once.
+        interval(&mut r, 600, 1, 100_000);
+        assert!((r.kappa() - 0.005 / 0.21).abs() < 1e-12, "{}", r.kappa());
     }
 
     /// Hand computation of one interval. C = 100 Mb/s, gamma = 0.98, kappa = 0.1 fixed, R0 =
@@ -299,7 +312,8 @@ mod tests {
     }
 
     /// The flow count uses the rate advertised one RTT ago, not the current one: after the rate
-    /// changed, N = y / R(n - RTT/T). RTT 10 ms = 2 intervals; kappa 0.5 fixed; C = 100 Mb/s.
+    /// changed, N = y / R(n - RTT/T). RTT 10 ms = 2 intervals (also rtt0, so the lag is 2 from
+    /// the start); kappa 0.5 fixed; C = 100 Mb/s.
     ///   n=0: y = 0           -> R1 = 5e6 + 0.5 (98e6 - 0)/1 = 54e6
     ///   n=1: y = 0           -> R2 = 54e6 + 0.5 * 98e6 = 103e6 -> clamped to C = 100e6
     ///   n=2: y = 10 Mb/s (5 pkts), R_hist = R(2 - 2) = R0... the ring holds [R0, R1, R2]:
@@ -309,7 +323,11 @@ mod tests {
     ///        R4 = 100e6 + 0.5 (98e6 - 200e6) / 3.7037 = 100e6 - 13.77e6 = 86.23e6
     #[test]
     fn flow_count_uses_the_rate_of_one_rtt_ago() {
-        let cfg = PiqiRcpRouterConfig { kappa: PiqiRcpKappa::Fixed(0.5), ..PiqiRcpRouterConfig::default() };
+        let cfg = PiqiRcpRouterConfig {
+            kappa: PiqiRcpKappa::Fixed(0.5),
+            rtt0: Dur::from_ms(10),
+            ..PiqiRcpRouterConfig::default()
+        };
         let mut r = PiqiRcpRouter::new(cfg, C, Time::ZERO);
         interval(&mut r, 0, 0, 0);
         assert!((r.rate_bps() - 54e6).abs() < 1e-6);
@@ -347,7 +365,8 @@ mod tests {
     /// Data packets leave with min(carried, R); ACKs keep their echo; R is clamped to [R_min, C].
     #[test]
     fn stamps_the_minimum_on_departing_data_only() {
-        let mut r = PiqiRcpRouter::new(PiqiRcpRouterConfig::default(), C, Time::ZERO);
+        let cfg = PiqiRcpRouterConfig { rtt0: Dur::from_ms(1), ..PiqiRcpRouterConfig::default() };
+        let mut r = PiqiRcpRouter::new(cfg, C, Time::ZERO);
         let mut p = data(1500, 0);
         r.on_dequeue(ms(0), &mut p, 0);
         assert_eq!(rate_of(&p), 5e6);
