@@ -135,3 +135,7 @@ pub trait SessionProtocol {
         64
     }
 }
+
+// Closed-loop rate protocols adapted to session experiments (seed 004's RCP-family baselines).
+pub mod feedback;
+pub mod piqi_rcp;

@@ -3,11 +3,12 @@
 use super::network::Network;
 use super::sim::{RunSettings, SessionOutput, SessionSim};
 use super::workload::Sessions;
+use xcc_core::session::piqi_rcp::PiqiRcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 
 /// Names accepted in `protocol` (keep in step with the match below).
-pub const PROTOCOLS: &[&str] = &["slbn"];
+pub const PROTOCOLS: &[&str] = &["slbn", "piqi_rcp"];
 
 /// Runs `name` with its parameters (a JSON object, `null` for the defaults).
 pub fn run_protocol(
@@ -20,6 +21,7 @@ pub fn run_protocol(
 ) -> Result<SessionOutput, String> {
     match name {
         "slbn" => run::<Slbn>(params, net, sessions, settings, progress),
+        "piqi_rcp" => run::<PiqiRcp>(params, net, sessions, settings, progress),
         other => Err(format!("protocol: unknown session protocol {other:?}; expected one of {PROTOCOLS:?}")),
     }
 }
