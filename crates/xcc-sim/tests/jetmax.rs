@@ -104,7 +104,7 @@ fn max_min_under_heterogeneous_delay() {
 fn parameters_resolve_or_are_refused_by_name() {
     let ok = dumbbell(
         "{ kind = \"jetmax\", gamma = 0.9, interval = \"20ms\" }",
-        "{ kind = \"jetmax\", tau = 0.5 }",
+        "{ kind = \"jetmax\", tau = 0.5, probe_wait = \"40ms\" }",
         "10Mbps",
         "5ms",
         &[0.0],
