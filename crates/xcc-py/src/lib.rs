@@ -163,6 +163,7 @@ fn run_sessions(py: Python<'_>, text: &str, source: &str, progress: Option<PyObj
     let s = &out.stats;
     st.set_item("events", s.events)?;
     st.set_item("control_packets", s.control_packets)?;
+    st.set_item("control_hops", s.control_hops)?;
     st.set_item("oracle_runs", s.oracle_runs)?;
     st.set_item("oracle_wall_seconds", s.oracle_wall_s)?;
     st.set_item("links", s.links)?;

@@ -167,3 +167,20 @@ fn slbn_transit_stub_thousands_of_sessions() {
     let sessions = generate(&spec, &net, 11).unwrap();
     converges::<Slbn>(Value::Null, &net, sessions, 4.0, 1e-3);
 }
+
+/// PIQI-RCP (reconstructed) through feedback packets: on one link its rates settle near
+/// gamma C / N (gamma = 0.98, its target utilisation), within 3 %.
+#[test]
+fn piqi_rcp_single_link_settles_near_gamma_fair_share() {
+    use xcc_core::session::piqi_rcp::PiqiRcp;
+    let net = chain(&[90e6]);
+    let mut s = Sessions::default();
+    for i in 0..3 {
+        add(&mut s, 0, 1, i * 7, f64::INFINITY);
+    }
+    let r = final_rates::<PiqiRcp>(Value::Null, &net, s, 6.0);
+    for (got, maxmin) in r {
+        let target = 0.98 * maxmin;
+        assert!((got - target).abs() <= 0.03 * target, "rate {got}, target {target}");
+    }
+}

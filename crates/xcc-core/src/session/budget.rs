@@ -26,9 +26,15 @@ impl ControlBudget {
     /// Earliest time the next control packet may leave, given the last one left at `last`
     /// and the session now has `rate` bit/s. Without a rate (or with the limit off) at once.
     pub fn next_allowed(&self, last: Time, rate: Option<f64>) -> Time {
+        self.next_cycle(last, rate, 1)
+    }
+
+    /// The same for a cycle of `packets` control packets (SLBN: a Probe and its ProbeAck), so
+    /// that the control traffic of both directions together stays within the budget.
+    pub fn next_cycle(&self, last: Time, rate: Option<f64>, packets: u32) -> Time {
         match rate {
             Some(r) if self.fraction > 0.0 && r > 0.0 && r.is_finite() => {
-                let gap = (self.packet_bytes as f64 * 8.0) / (self.fraction * r);
+                let gap = (packets as f64 * self.packet_bytes as f64 * 8.0) / (self.fraction * r);
                 last + Dur::from_secs_f64(gap)
             }
             _ => last,
@@ -48,5 +54,7 @@ mod tests {
         assert_eq!(b.next_allowed(Time::from_ns(7), None), Time::from_ns(7));
         let off = ControlBudget { fraction: 0.0, packet_bytes: 64 };
         assert_eq!(off.next_allowed(Time::from_ns(7), Some(1e6)), Time::from_ns(7));
+        // A Probe and its ProbeAck: twice the gap.
+        assert_eq!(b.next_cycle(Time::ZERO, Some(1e6), 2), Time::from_ns(102_400_000));
     }
 }

@@ -91,6 +91,10 @@ pub trait LinkTask {
     }
     /// Called every `tick_interval` with the load measured over the interval.
     fn on_tick(&mut self, _now: Time, _load: &LinkLoad) {}
+    /// The driver's end-of-run check of the task's own invariants (e.g. counters >= 0).
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// The source side of a protocol, one instance per session.
@@ -142,3 +146,7 @@ pub trait SessionProtocol {
         64
     }
 }
+
+// Closed-loop rate protocols adapted to session experiments (seed 004's RCP-family baselines).
+pub mod feedback;
+pub mod piqi_rcp;

@@ -6,11 +6,12 @@ use super::workload::Sessions;
 use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
 use xcc_core::session::erica::Erica;
+use xcc_core::session::piqi_rcp::PiqiRcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 
 /// Names accepted in `protocol` (keep in step with the match below).
-pub const PROTOCOLS: &[&str] = &["slbn", "erica", "bfyz", "cobb"];
+pub const PROTOCOLS: &[&str] = &["slbn", "piqi_rcp", "erica", "bfyz", "cobb"];
 
 /// Runs `name` with its parameters (a JSON object, `null` for the defaults).
 pub fn run_protocol(
@@ -23,6 +24,7 @@ pub fn run_protocol(
 ) -> Result<SessionOutput, String> {
     match name {
         "slbn" => run::<Slbn>(params, net, sessions, settings, progress),
+        "piqi_rcp" => run::<PiqiRcp>(params, net, sessions, settings, progress),
         "erica" => run::<Erica>(params, net, sessions, settings, progress),
         "bfyz" => run::<Bfyz>(params, net, sessions, settings, progress),
         "cobb" => run::<Cobb>(params, net, sessions, settings, progress),
@@ -44,5 +46,5 @@ pub fn run<P: SessionProtocol>(
         serde_path_to_error::deserialize(params.clone())
             .map_err(|e| format!("protocol_params.{}: {}", e.path(), e.inner()))?
     };
-    Ok(SessionSim::<P>::new(params, net, sessions, settings)?.run(progress))
+    SessionSim::<P>::new(params, net, sessions, settings)?.run(progress)
 }

@@ -67,6 +67,8 @@ pub struct FinalTable {
 pub struct SessionStats {
     pub events: u64,
     pub control_packets: u64,
+    /// Link crossings of control packets (the packet-hops of this driver).
+    pub control_hops: u64,
     pub oracle_runs: u64,
     pub oracle_wall_s: f64,
     pub links: u64,
@@ -135,6 +137,9 @@ pub struct SessionSim<P: SessionProtocol> {
     oracle: Option<(u64, Vec<u32>, Allocation)>,
     tick: Option<Dur>,
     last_tick: Time,
+    /// Control packets put into the network (by sources and destinations) and taken out.
+    created: u64,
+    consumed: u64,
     out: SessionOutput,
 }
 
@@ -177,6 +182,8 @@ impl<P: SessionProtocol> SessionSim<P> {
             oracle: None,
             tick,
             last_tick: Time::ZERO,
+            created: 0,
+            consumed: 0,
             out,
             sessions,
         };
@@ -199,8 +206,9 @@ impl<P: SessionProtocol> SessionSim<P> {
         self.heap.push(Reverse((t, self.seq, ev)));
     }
 
-    /// Runs to the end; `progress` gets the simulated fraction now and then.
-    pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> SessionOutput {
+    /// Runs to the end; `progress` gets the simulated fraction now and then. Errors are broken
+    /// invariants (checked at the end of every run).
+    pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> Result<SessionOutput, String> {
         let end = self.settings.duration;
         while let Some(Reverse((t, _, ev))) = self.heap.pop() {
             if t > end {
@@ -240,7 +248,34 @@ impl<P: SessionProtocol> SessionSim<P> {
             self.now = end;
             self.record_final();
         }
-        self.out
+        self.check_invariants().map_err(|e| format!("invariant violated: {e}"))?;
+        Ok(self.out)
+    }
+
+    /// Control packets are conserved, backlogs are non-negative, finite sessions sent no more
+    /// than their size, and every link task is consistent.
+    fn check_invariants(&self) -> Result<(), String> {
+        let live = (self.pkts.len() - self.free.len()) as u64;
+        let (made, gone) = (self.created, self.consumed);
+        if made != gone + live {
+            return Err(format!("control packets: {made} created, {gone} consumed, {live} in flight"));
+        }
+        for (l, f) in self.fluid.iter().enumerate() {
+            if !(f.queue >= 0.0 && f.input >= 0.0) {
+                return Err(format!("link {l}: backlog {} bits, input {} bit/s", f.queue, f.input));
+            }
+        }
+        for (s, st) in self.state.iter().enumerate() {
+            if let Some(size) = self.sessions.size_bits[s] {
+                if st.sent_bits > size * (1.0 + 1e-9) + 1.0 {
+                    return Err(format!("session {s}: sent {} bits of {size}", st.sent_bits));
+                }
+            }
+        }
+        for (l, t) in self.tasks.iter().enumerate() {
+            t.check().map_err(|e| format!("link {l}: {e}"))?;
+        }
+        Ok(())
     }
 
     fn start(&mut self, s: usize) {
@@ -335,6 +370,7 @@ impl<P: SessionProtocol> SessionSim<P> {
     }
 
     fn alloc(&mut self, c: Ctrl<P::Packet>) -> u32 {
+        self.created += 1;
         match self.free.pop() {
             Some(k) => {
                 self.pkts[k as usize] = Some(c);
@@ -358,10 +394,12 @@ impl<P: SessionProtocol> SessionSim<P> {
         let pos = c.pos as usize;
         if c.dir == Direction::Downstream && pos == len {
             self.free.push(k);
+            self.consumed += 1;
             if let Some(body) = P::at_destination(c.body) {
                 let l = self.paths.links[start + len - 1];
                 let back = self.links.reverse[l as usize];
                 let t = self.fluid[back as usize].traverse(now, P::wire_bytes(&body) as f64 * 8.0);
+                self.out.stats.control_hops += 1;
                 let k = self.alloc(Ctrl { session: s as u32, pos: (len - 1) as u16, dir: Direction::Upstream, body });
                 self.push(t, Ev::Ctrl(k));
             }
@@ -371,6 +409,7 @@ impl<P: SessionProtocol> SessionSim<P> {
         let hop = Hop { session: s as u32, link: l, index: pos as u16, path_len: len as u16, dir: c.dir };
         if self.tasks[l as usize].on_packet(now, hop, &mut c.body) == Forward::Drop {
             self.free.push(k);
+            self.consumed += 1;
             return;
         }
         let bits = P::wire_bytes(&c.body) as f64 * 8.0;
@@ -381,6 +420,7 @@ impl<P: SessionProtocol> SessionSim<P> {
             }
             Direction::Upstream if pos == 0 => {
                 self.free.push(k);
+                self.consumed += 1;
                 if let Some(src) = self.sources[s].as_mut() {
                     src.on_packet(now, c.body);
                     self.after_source(s);
@@ -393,6 +433,7 @@ impl<P: SessionProtocol> SessionSim<P> {
             }
         };
         let t = self.fluid[next as usize].traverse(now, bits);
+        self.out.stats.control_hops += 1;
         self.pkts[k as usize] = Some(c);
         self.push(t, Ev::Ctrl(k));
     }

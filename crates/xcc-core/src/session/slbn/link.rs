@@ -106,6 +106,14 @@ impl LinkTask for SlbnLink {
         }
         Forward::Pass
     }
+
+    /// `0 <= NR <= N` whatever the churn (every session is counted once in N, at most once in NR).
+    fn check(&self) -> Result<(), String> {
+        if self.n < 0 || self.nr < 0 || self.nr > self.n {
+            return Err(format!("SLBN link: N = {}, NR = {} (expected 0 <= NR <= N)", self.n, self.nr));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -232,6 +240,16 @@ mod tests {
         l.on_packet(Time::ZERO, hop(1, Direction::Downstream), &mut p);
         assert_eq!(p.bw, 50.0);
         assert_eq!((l.nr, l.bf), (2, 0.0));
+    }
+
+    #[test]
+    fn check_flags_inconsistent_counters() {
+        let ok = SlbnLink { capacity: 1.0, bf: 0.0, nr: 1, n: 2, join_lowers_bw: false };
+        assert!(ok.check().is_ok());
+        let bad = SlbnLink { nr: 3, ..ok.clone() };
+        assert!(bad.check().unwrap_err().contains("NR = 3"));
+        let bad = SlbnLink { n: -1, nr: 0, ..ok };
+        assert!(bad.check().is_err());
     }
 
     #[test]

@@ -19,7 +19,8 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SlbnParams {
-    /// Control packets' share of the session's rate (paper: about 1 %) and their size.
+    /// Control packets' share of the session's rate (paper: about 1 %); the packet size is
+    /// SLBN's own (68 B), whatever `budget.packet_bytes` says.
     pub budget: ControlBudget,
     /// protocols.md 6.7-1: also set `bw = shBW` when Join counts the session as restricted
     /// (the published Fig. 2 does not; off by default).
@@ -41,7 +42,7 @@ impl SessionProtocol for Slbn {
     }
 
     fn new_source(params: &SlbnParams, _session: SessionId) -> SlbnSource {
-        SlbnSource::new(params.budget)
+        SlbnSource::new(ControlBudget { packet_bytes: SlbnPacket::WIRE_BYTES, ..params.budget })
     }
 
     /// "The destination node simply drops Leave packets, and bounces Join and Probe packets

@@ -90,7 +90,8 @@ impl SourceTask for SlbnSource {
             bottlenecks: p.bottlenecks,
             last: p.last,
         };
-        let due = self.budget.next_allowed(self.last_sent, self.rate).max(now);
+        // The cycle's two packets (Probe down, ProbeAck up) share the budget (section 6.7-6).
+        let due = self.budget.next_cycle(self.last_sent, self.rate, 2).max(now);
         self.pending = Some((probe, due));
     }
 
@@ -163,12 +164,12 @@ mod tests {
 
     #[test]
     fn budget_delays_the_next_probe_and_leave_cuts_the_wait() {
-        // 64 B = 512 bit at 1 % of 100 kb/s = 1 kb/s -> 0.512 s after the last send.
+        // Two 64 B packets = 1024 bit at 1 % of 100 kb/s = 1 kb/s -> 1.024 s after the last send.
         let mut s = SlbnSource::new(ControlBudget::default());
         s.join(Time::ZERO, f64::INFINITY);
         s.poll_transmit(Time::ZERO).unwrap();
         s.on_packet(Time::from_ns(1_000), ack(0.0, 0.0, 100e3));
-        assert_eq!(s.next_wakeup(), Some(Time::ZERO + Dur::from_ms(512)));
+        assert_eq!(s.next_wakeup(), Some(Time::ZERO + Dur::from_ms(1024)));
         assert!(s.poll_transmit(Time::from_ns(1_000)).is_none());
         s.leave(Time::from_ns(2_000));
         let l = s.poll_transmit(Time::from_ns(2_000)).unwrap();
