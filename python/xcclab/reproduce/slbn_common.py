@@ -370,6 +370,7 @@ def _report(
                     fmt(m["es_p90_avg"], 2),
                     fmt(m["es_p10_min"], 1) + " / " + fmt(m["es_p90_max"], 1),
                     fmt(m["ee_mean_avg"], 2),
+                    fmt(m["ee_p90_max"], 2),
                     fmt(m["ee_max_max"], 2),
                     fmt(m["max_queue_packets"], 1),
                     fmt(1e3 * m["max_queue_delay_s"], 2),
@@ -386,7 +387,8 @@ def _report(
                     "p90 E_s (%)",
                     "worst p10 / p90 E_s (%)",
                     "mean E_e (%)",
-                    "max E_e (%)",
+                    "highest p90 E_e (%)",
+                    "worst link E_e (%)",
                     "max queue (pkts)",
                     "max queue (ms)",
                 ],
@@ -448,7 +450,9 @@ def _discussion(setup: Setup, measured: dict[str, dict[str, Any]], pending: list
             f"- SLBN: mean source error {fmt(s['es_mean_avg'], 2)} % (10th/90th percentiles on "
             f"average {fmt(s['es_p10_avg'], 2)} / {fmt(s['es_p90_avg'], 2)} %), at the last sample "
             f"{fmt(s['final_es_p10'], 3)} / {fmt(s['final_es_p90'], 3)} %; mean bottleneck error "
-            f"{fmt(s['ee_mean_avg'], 2)} %, worst bottleneck {fmt(s['ee_max_max'], 2)} % "
+            f"{fmt(s['ee_mean_avg'], 2)} %, its 90th percentile at most "
+            f"{fmt(s['ee_p90_max'], 2)} %, "
+            f"the worst single bottleneck at any sample {fmt(s['ee_max_max'], 2)} % "
             + (
                 "(an overshoot: assigned rates above capacity)"
                 if s["ee_max_max"] > 0.5
