@@ -44,6 +44,8 @@ LABEL = {
 PAPER_PARAMS: dict[str, dict[str, Any]] = {
     "cobb": {"period_ms": 70.0},
 }
+# The paper's ranking by accuracy (Section IV): lower is better, equal = "similar".
+PAPER_RANK = {"slbn": 0, "bfyz": 0, "erica": 1, "rcp": 2, "piqi_rcp": 2, "cobb": 3}
 # Quick mode: a small transit-stub network and a few thousand sessions (tests only).
 QUICK_TOPOLOGY = {
     "transit_stub": {
@@ -461,17 +463,37 @@ def _discussion(setup: Setup, measured: dict[str, dict[str, Any]], pending: list
             + f"; largest queue {fmt(s['max_queue_packets'], 0)} packets "
             f"({fmt(1e3 * s['max_queue_delay_s'], 2)} ms of its link)."
         )
+    for p, m in measured.items():
+        if p == "slbn":
+            continue
+        out.append(
+            f"- {LABEL[p]}: mean source error {fmt(m['es_mean_avg'], 2)} % (10th/90th "
+            f"percentiles on average {fmt(m['es_p10_avg'], 2)} / {fmt(m['es_p90_avg'], 2)} %, "
+            f"at worst {fmt(m['es_p10_min'], 1)} / {fmt(m['es_p90_max'], 1)} %); bottleneck "
+            f"90th percentile at most {fmt(m['ee_p90_max'], 2)} %; largest queue "
+            f"{fmt(m['max_queue_packets'], 0)} packets ({fmt(1e3 * m['max_queue_delay_s'], 1)} ms)."
+        )
     if len(measured) > 1:
         order = sorted(measured, key=lambda p: measured[p]["es_spread_avg"])
         out.append(
-            "- Ordering measured here (by source-error spread): "
+            "- Ordering measured here (by the mean 10th-90th percentile spread of E_s): "
             + ", ".join(LABEL[p] for p in order)
-            + ". The paper's ordering: SLBN and BFYZ best, ERICA slightly above the exact rates, "
-            "RCP / PIQI-RCP erratic, COBB non-convergent."
+            + ". The paper's: SLBN and BFYZ best, then ERICA (slightly above the exact rates), "
+            "then RCP / PIQI-RCP (erratic), then COBB (non-convergent)."
+        )
+        agree, disagree = [], []
+        for a in measured:
+            for b in measured:
+                if PAPER_RANK[a] < PAPER_RANK[b]:
+                    ok = measured[a]["es_spread_avg"] < measured[b]["es_spread_avg"]
+                    (agree if ok else disagree).append(f"{LABEL[a]} < {LABEL[b]}")
+        out.append(
+            f"- Of the {len(agree) + len(disagree)} pairs the paper ranks, {len(agree)} agree"
+            + (f"; these do not: {', '.join(disagree)}." if disagree else ".")
         )
     if pending:
         out.append(
-            "- The ordering of protocols cannot be checked yet: "
+            "- The ordering cannot be checked in full yet: "
             + ", ".join(LABEL[p] for p in pending)
             + " are not in this build."
         )
