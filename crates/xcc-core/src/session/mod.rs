@@ -17,6 +17,17 @@
 
 pub mod budget;
 pub mod slbn;
+// Seed 004's comparison algorithms and the per-session table ERICA and BFYZ keep at links.
+pub mod bfyz;
+pub mod cobb;
+pub mod erica;
+#[cfg(test)]
+mod peer_convergence;
+pub mod rm_cell;
+pub mod rm_source;
+pub mod session_table;
+#[cfg(test)]
+pub mod test_network;
 
 use crate::time::{Dur, Time};
 

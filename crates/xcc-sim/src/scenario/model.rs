@@ -173,6 +173,7 @@ pub enum Cc {
     #[serde(rename = "jetmax")]
     JetMax {
         tau: f64,
+        probe_wait_ns: u64,
     },
 }
 
