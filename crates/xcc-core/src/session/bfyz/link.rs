@@ -170,6 +170,20 @@ impl LinkTask for BfyzLink {
         }
         Forward::Pass
     }
+
+    /// The aggregates agree with the table: N_u counts the unmarked sessions, S_m sums the
+    /// marked rates (up to rounding).
+    fn check(&self) -> Result<(), String> {
+        let unmarked = self.sessions.values().filter(|m| !m.restricted_elsewhere).count() as u32;
+        let sum: f64 = self.sessions.values().filter(|m| m.restricted_elsewhere).map(|m| m.rate).sum();
+        if unmarked != self.unmarked || (sum - self.sum_marked).abs() > 1e-6 * self.capacity.max(sum) {
+            return Err(format!(
+                "BFYZ link: N_u = {} and S_m = {} but the table holds {unmarked} unmarked sessions and {sum} marked",
+                self.unmarked, self.sum_marked
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -266,6 +280,19 @@ mod tests {
         let mut late = RmCell { kind: RmKind::Rm, ccr: 3.0, er: 3.0 };
         l.on_packet(Time::ZERO, hop(Direction::Upstream), &mut late);
         assert_eq!((l.sessions(), l.aggregates()), (1, (1, 0.0)));
+    }
+
+    #[test]
+    fn check_compares_the_aggregates_with_the_table() {
+        let mut l = BfyzLink::new(BfyzConfig::default(), 12.0);
+        l.on_rm(1, 2.0, INF);
+        l.on_rm(2, 12.0, INF);
+        assert_eq!(l.check(), Ok(()));
+        l.unmarked += 1;
+        assert!(l.check().is_err());
+        l.unmarked -= 1;
+        l.sum_marked += 1.0;
+        assert!(l.check().is_err());
     }
 
     #[test]

@@ -138,6 +138,14 @@ impl LinkTask for CobbLink {
         }
         Forward::Pass
     }
+
+    /// The share is a rate: finite and non-negative.
+    fn check(&self) -> Result<(), String> {
+        if !(self.share.is_finite() && self.share >= 0.0) {
+            return Err(format!("COBB link: share {}", self.share));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

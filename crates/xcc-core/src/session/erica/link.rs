@@ -202,6 +202,18 @@ impl LinkTask for EricaLink {
     fn on_tick(&mut self, _now: Time, load: &LinkLoad) {
         self.end_interval(load.input_rate);
     }
+
+    /// Allocations are finite and non-negative (VCShare is capped before it enters them).
+    fn check(&self) -> Result<(), String> {
+        let ok = |x: f64| x.is_finite() && x >= 0.0;
+        if !(ok(self.fair_share) && ok(self.max_alloc_previous) && ok(self.max_alloc_current)) {
+            return Err(format!(
+                "ERICA link: FairShare {}, MaxAllocPrevious {}, MaxAllocCurrent {}",
+                self.fair_share, self.max_alloc_previous, self.max_alloc_current
+            ));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
