@@ -1,0 +1,52 @@
+"""ERICA, BFYZ and COBB (seed 004's comparison algorithms) through the Python front end."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_sessions import experiment
+from xcclab import sessions
+
+
+def test_peers_are_registered():
+    assert {"erica", "bfyz", "cobb"} <= set(sessions.protocols())
+
+
+def test_bfyz_converges_on_a_small_transit_stub_network_and_is_deterministic():
+    e = experiment(protocol="bfyz", duration_s=3.0)
+    r = sessions.run_sessions(e)
+    f = r.finals
+    assert f.height == 200
+    rel = ((f["rate_bps"] - f["maxmin_bps"]).abs() / f["maxmin_bps"]).max()
+    assert rel < 1e-3, rel
+    assert sessions.run_sessions(e).samples.equals(r.samples)
+
+
+def test_erica_ends_slightly_above_the_exact_rates():
+    """Seed 004: ERICA "tends to make rate assignments a little bit over the exact rate";
+    its underload band (z up to 1 + delta = 1.1) allows up to about +10 % per link."""
+    r = sessions.run_sessions(experiment(protocol="erica", duration_s=3.0))
+    last = r.samples.row(-1, named=True)
+    assert last["rated"] == 200
+    assert 0.0 <= last["es_mean"] <= 10.0, last
+    assert last["ee_max"] <= 15.0, last
+
+
+def test_cobb_runs_and_is_deterministic():
+    e = experiment(protocol="cobb", protocol_params={"period_ms": 70.0})
+    r = sessions.run_sessions(e)
+    assert r.samples.row(-1, named=True)["rated"] == 200
+    assert sessions.run_sessions(e).samples.equals(r.samples)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "params", "field"),
+    [
+        ("erica", {"link": {"targt_utilisation": 1.0}}, "targt_utilisation"),
+        ("bfyz", {"link": {"floor": True}}, "floor"),
+        ("cobb", {"period": 70}, "period"),
+    ],
+)
+def test_bad_parameters_name_the_field(protocol, params, field):
+    with pytest.raises(ValueError, match=field):
+        sessions.run_sessions(experiment(protocol=protocol, protocol_params=params))
