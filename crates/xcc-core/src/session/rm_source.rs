@@ -2,7 +2,9 @@
 //! 7.5 allows for these comparisons): the allowed cell rate `ACR` is `min(ER, demand)` from the
 //! latest backward RM cell; RM cells go out in proportion to the data, here within the
 //! session's control budget (about 1 % of its rate, seed 004), each carrying `CCR = ACR` and
-//! `ER = demand` (the PCR). Before the first answer the source has no rate and sends no data;
+//! `ER = demand` (the PCR). With `closed_loop` (the protocols' default) one cell is in flight at
+//! a time, the next leaving when it is back and the budget allows, like SLBN's Probe cycles.
+//! Before the first answer the source has no rate and sends no data;
 //! its first RM cell goes at once and the next only when that one has come back. The same
 //! holds whenever ACR is 0 (ERICA may answer 0 in its first averaging interval): with nothing
 //! to pace by, one cell at a time is outstanding. On leave a `Close` cell removes the
@@ -18,6 +20,9 @@ use crate::time::Time;
 
 #[derive(Clone, Debug)]
 pub struct RmSource {
+    /// One RM cell in flight at a time (the next leaves when the last is back and the budget
+    /// allows), rather than a steady stream at the budget's pace.
+    closed_loop: bool,
     demand: f64,
     /// ACR, bit/s; `None` before the first backward RM cell.
     acr: Option<f64>,
@@ -31,8 +36,9 @@ pub struct RmSource {
 }
 
 impl RmSource {
-    pub fn new(budget: ControlBudget) -> RmSource {
+    pub fn new(budget: ControlBudget, closed_loop: bool) -> RmSource {
         RmSource {
+            closed_loop,
             demand: f64::INFINITY,
             acr: None,
             next_rm: None,
@@ -89,7 +95,7 @@ impl SourceTask for RmSource {
                 self.last_sent = now;
                 // Paced by the budget while there is a rate; without one, wait for the answer.
                 self.next_rm = match self.acr {
-                    Some(r) if r > 0.0 => Some(self.budget.next_allowed(now, self.acr)),
+                    Some(r) if r > 0.0 && !self.closed_loop => Some(self.budget.next_allowed(now, self.acr)),
                     _ => None,
                 };
                 Some(RmCell { kind: RmKind::Rm, ccr: self.acr.unwrap_or(0.0), er: self.demand })
@@ -130,7 +136,7 @@ mod tests {
     /// starts the budget clock: 53-byte cells at 1 % of 10 Mb/s leave every 4.24 ms.
     #[test]
     fn join_then_paced_rm_cells() {
-        let mut s = RmSource::new(ControlBudget { fraction: 0.01, packet_bytes: 53 });
+        let mut s = RmSource::new(ControlBudget { fraction: 0.01, packet_bytes: 53 }, false);
         s.join(ms(0), 50e6);
         assert_eq!(s.rate(), None);
         assert_eq!(s.poll_transmit(ms(0)), Some(RmCell { kind: RmKind::Rm, ccr: 0.0, er: 50e6 }));
@@ -147,10 +153,23 @@ mod tests {
         assert_eq!(s.rate(), Some(50e6));
     }
 
+    /// Closed loop: one cell in flight; the answer releases the next, within the budget.
+    #[test]
+    fn closed_loop_waits_for_each_answer() {
+        let mut s = RmSource::new(ControlBudget { fraction: 0.01, packet_bytes: 53 }, true);
+        s.join(ms(0), f64::INFINITY);
+        s.poll_transmit(ms(0));
+        s.on_packet(ms(10), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 10e6 });
+        assert!(s.poll_transmit(ms(10)).is_some());
+        assert_eq!(s.next_wakeup(), None, "waits for the answer, not for the budget");
+        s.on_packet(ms(12), RmCell { kind: RmKind::Rm, ccr: 10e6, er: 10e6 });
+        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(4240)), "then the budget");
+    }
+
     /// An answer of 0 leaves nothing to pace by: one cell outstanding at a time (no flood).
     #[test]
     fn zero_rate_waits_for_each_answer() {
-        let mut s = RmSource::new(ControlBudget::default());
+        let mut s = RmSource::new(ControlBudget::default(), false);
         s.join(ms(0), f64::INFINITY);
         s.poll_transmit(ms(0));
         s.on_packet(ms(10), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 0.0 });
@@ -164,7 +183,7 @@ mod tests {
 
     #[test]
     fn leave_sends_close_and_finishes() {
-        let mut s = RmSource::new(ControlBudget::default());
+        let mut s = RmSource::new(ControlBudget::default(), false);
         s.join(ms(0), f64::INFINITY);
         s.poll_transmit(ms(0));
         s.leave(ms(3));

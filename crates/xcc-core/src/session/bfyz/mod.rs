@@ -20,6 +20,12 @@ pub struct BfyzParams {
     pub link: BfyzConfig,
     /// RM cells' share of the session's rate (seed 004: about 1 %) and their size.
     pub budget: ControlBudget,
+    /// One RM cell in flight per session (next one when it is back, within the budget), as
+    /// SLBN's Probe cycles (the default: same control pattern as SLBN, and tractable at the
+    /// paper's scale); `false`: a steady stream of RM cells at the budget's pace (ATM's
+    /// "constant fraction of the cells"), many per round trip: more accurate under churn but
+    /// some 20-40 times the control packets (docs/algorithms/erica.md, bfyz.md).
+    pub closed_loop: bool,
 }
 
 impl Default for BfyzParams {
@@ -27,6 +33,7 @@ impl Default for BfyzParams {
         BfyzParams {
             link: BfyzConfig::default(),
             budget: ControlBudget { fraction: 0.01, packet_bytes: RmCell::WIRE_BYTES },
+            closed_loop: true,
         }
     }
 }
@@ -46,7 +53,7 @@ impl SessionProtocol for Bfyz {
     }
 
     fn new_source(params: &BfyzParams, _session: SessionId) -> RmSource {
-        RmSource::new(params.budget)
+        RmSource::new(params.budget, params.closed_loop)
     }
 
     fn at_destination(cell: RmCell) -> Option<RmCell> {
