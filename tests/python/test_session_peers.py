@@ -13,12 +13,14 @@ def test_peers_are_registered():
 
 
 def test_bfyz_converges_on_a_small_transit_stub_network_and_is_deterministic():
-    e = experiment(protocol="bfyz", duration_s=3.0)
+    """200 sessions: every rate equals max-min (up to rounding) after 6 s (at 3 s 87 % are
+    within 0.1 %, one session still 20 % off)."""
+    e = experiment(protocol="bfyz", duration_s=6.0)
     r = sessions.run_sessions(e)
     f = r.finals
     assert f.height == 200
     rel = ((f["rate_bps"] - f["maxmin_bps"]).abs() / f["maxmin_bps"]).max()
-    assert rel < 1e-3, rel
+    assert rel < 1e-9, rel
     assert sessions.run_sessions(e).samples.equals(r.samples)
 
 
