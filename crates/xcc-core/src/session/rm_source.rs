@@ -2,8 +2,9 @@
 //! 7.5 allows for these comparisons): the allowed cell rate `ACR` is `min(ER, demand)` from the
 //! latest backward RM cell; RM cells go out in proportion to the data, here within the
 //! session's control budget (about 1 % of its rate, seed 004), each carrying `CCR = ACR` and
-//! `ER = demand` (the PCR). With `closed_loop` (the protocols' default) one cell is in flight at
-//! a time, the next leaving when it is back and the budget allows, like SLBN's Probe cycles.
+//! `ER = demand` (the PCR). With `closed_loop` (an option; the papers' RM cells are a constant
+//! fraction of the cells) one cell is in flight at a time, the next leaving when it is back and
+//! the budget allows, like SLBN's Probe cycles.
 //! Before the first answer the source has no rate and sends no data;
 //! its first RM cell goes at once and the next only when that one has come back. The same
 //! holds whenever ACR is 0 (ERICA may answer 0 in its first averaging interval): with nothing

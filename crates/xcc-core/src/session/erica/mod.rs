@@ -20,11 +20,11 @@ pub struct EricaParams {
     pub link: EricaConfig,
     /// RM cells' share of the session's rate (seed 004: about 1 %) and their size.
     pub budget: ControlBudget,
-    /// One RM cell in flight per session (next one when it is back, within the budget), as
-    /// SLBN's Probe cycles (the default: same control pattern as SLBN, and tractable at the
-    /// paper's scale); `false`: a steady stream of RM cells at the budget's pace (ATM's
-    /// "constant fraction of the cells"), many per round trip: more accurate under churn but
-    /// some 20-40 times the control packets (docs/algorithms/erica.md, bfyz.md).
+    /// `false` (default, as the papers): RM cells are a constant fraction of the session's cells,
+    /// a steady stream at the budget's pace, many per round trip. `true`: one RM cell in flight
+    /// (the next when it is back, within the budget), like SLBN's Probe cycles: some 40 times
+    /// fewer control packets, for runs at the Large scale, but less accurate under churn
+    /// (docs/algorithms/erica.md).
     pub closed_loop: bool,
 }
 
@@ -33,7 +33,7 @@ impl Default for EricaParams {
         EricaParams {
             link: EricaConfig::default(),
             budget: ControlBudget { fraction: 0.01, packet_bytes: RmCell::WIRE_BYTES },
-            closed_loop: true,
+            closed_loop: false,
         }
     }
 }
