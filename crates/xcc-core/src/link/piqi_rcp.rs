@@ -151,7 +151,7 @@ impl PiqiRcpRouter {
     /// One control interval driven from outside (the session simulator, whose data is fluid):
     /// `bits` arrived during the interval, `rtt_max_us` is the largest RTT carried meanwhile.
     pub fn interval_update(&mut self, bits: f64, rtt_max_us: u32) {
-        self.bits = bits;
+        self.bytes = bits / 8.0;
         self.rtt_max_us = self.rtt_max_us.max(rtt_max_us);
         self.update();
     }

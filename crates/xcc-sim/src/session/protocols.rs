@@ -3,12 +3,15 @@
 use super::network::Network;
 use super::sim::{RunSettings, SessionOutput, SessionSim};
 use super::workload::Sessions;
+use xcc_core::session::bfyz::Bfyz;
+use xcc_core::session::cobb::Cobb;
+use xcc_core::session::erica::Erica;
 use xcc_core::session::piqi_rcp::PiqiRcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 
 /// Names accepted in `protocol` (keep in step with the match below).
-pub const PROTOCOLS: &[&str] = &["slbn", "piqi_rcp"];
+pub const PROTOCOLS: &[&str] = &["slbn", "piqi_rcp", "erica", "bfyz", "cobb"];
 
 /// Runs `name` with its parameters (a JSON object, `null` for the defaults).
 pub fn run_protocol(
@@ -22,6 +25,9 @@ pub fn run_protocol(
     match name {
         "slbn" => run::<Slbn>(params, net, sessions, settings, progress),
         "piqi_rcp" => run::<PiqiRcp>(params, net, sessions, settings, progress),
+        "erica" => run::<Erica>(params, net, sessions, settings, progress),
+        "bfyz" => run::<Bfyz>(params, net, sessions, settings, progress),
+        "cobb" => run::<Cobb>(params, net, sessions, settings, progress),
         other => Err(format!("protocol: unknown session protocol {other:?}; expected one of {PROTOCOLS:?}")),
     }
 }
