@@ -508,6 +508,6 @@ def _discussion(setup: Setup, measured: dict[str, dict[str, Any]], pending: list
         out.append(
             "- The ordering cannot be checked in full yet: "
             + ", ".join(LABEL[p] for p in pending)
-            + " are not in this build."
+            + " were not run (see Pending protocols)."
         )
     return out
