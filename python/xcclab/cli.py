@@ -12,6 +12,7 @@
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
     xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
+    xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -232,6 +233,36 @@ def cmd_plot_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kernel(args: argparse.Namespace) -> int:
+    from .kernel import loader
+    from .kernel.build import KernelUnavailable
+
+    try:
+        if args.action == "load":
+            params = loader.MaxNetParams(
+                t_s=args.t,
+                alpha=args.alpha,
+                eta=args.eta,
+                x_max_bps=args.x_max,
+                maxstart=not args.no_maxstart,
+                set_cc=args.set_cc,
+                fixed_price_s=args.fixed_price,
+            )
+            state = loader.load(params, cgroup=args.cgroup)
+        elif args.action == "unload":
+            state = loader.unload()
+        else:
+            state = loader.status()
+    except KernelUnavailable as exc:
+        _err(f"kernel MaxNet unavailable here: {exc}")
+        return EXIT_RUN_FAILED
+    print(json.dumps(state, indent=2))
+    if args.action == "unload" and "maxnet" in state["struct_ops"]:
+        _err("maxnet is still registered (bpftool struct_ops list)")
+        return EXIT_RUN_FAILED
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -346,6 +377,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
     p.add_argument("--format", action="append", choices=["png", "svg", "pdf"])
     p.set_defaults(func=cmd_plot_sweep)
+
+    p = sub.add_parser("kernel", help="MaxNet TCP in the Linux kernel via BPF (root)")
+    p.add_argument("action", choices=["load", "unload", "status"])
+    p.add_argument("--cgroup", default="xcc-maxnet", help="child cgroup for sock_ops (xcc-maxnet)")
+    p.add_argument("--t", type=float, default=0.4, help="demand scale T, seconds (0.4)")
+    p.add_argument("--alpha", type=float, default=0.66, help="loop gain alpha (0.66)")
+    p.add_argument("--eta", type=float, default=0.06, help="lead-lag zero eta (0.06)")
+    p.add_argument("--x-max", type=float, default=1e15, help="largest rate, bit/s (1e15)")
+    p.add_argument("--no-maxstart", action="store_true", help="start from the price law")
+    p.add_argument(
+        "--set-cc", action="store_true", help="make every TCP socket in the cgroup use maxnet"
+    )
+    p.add_argument(
+        "--fixed-price", type=float, metavar="SECONDS", help="test mode: receivers stamp this"
+    )
+    p.set_defaults(func=cmd_kernel)
     return parser
 
 
