@@ -8,6 +8,7 @@ pub mod congestion;
 pub mod ecn;
 pub mod maxnet;
 pub mod segment;
+pub mod tcp_option;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
