@@ -69,6 +69,23 @@ static __always_inline void count(__u32 which)
 		*v += 1;
 }
 
+// The latest values seen by any socket (meaningful with one MaxNet flow, as in the tests).
+enum maxnet_gauge { G_ECHO_PRICE, G_CWND, G_TAU_US, G_MAX };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, G_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} maxnet_gauges SEC(".maps");
+
+static __always_inline void gauge(__u32 which, __u64 value)
+{
+	__u64 *v = bpf_map_lookup_elem(&maxnet_gauges, &which);
+	if (v)
+		*v = value;
+}
+
 // Per-socket state shared by the sock_ops program (option I/O) and the congestion control.
 struct maxnet_sk {
 	// Receiver side: time-weighted price average over ~one RTT in AVG_BUCKETS buckets.
@@ -176,6 +193,8 @@ static __always_inline void set_cwnd_from_rate(struct maxnet_config *c, struct t
 	if (cwnd > tp->snd_cwnd_clamp)
 		cwnd = tp->snd_cwnd_clamp;
 	tp->snd_cwnd = cwnd;
+	gauge(G_CWND, cwnd);
+	gauge(G_TAU_US, tau_us);
 }
 
 // Eq. (10) and the window W = tau x_max exp(xi - q alpha / tau). The step
@@ -392,6 +411,7 @@ static __always_inline void parse_option(struct bpf_sock_ops *skops, struct maxn
 	} else if (echo) {
 		s->echo_price = echo;
 		count(ST_ECHO_PRICE);
+		gauge(G_ECHO_PRICE, echo);
 	}
 	if (price & MAXSTART_FLAG) {
 		if (c->fixed_spare && (price & CODE_MAX) < c->fixed_spare)
@@ -402,6 +422,14 @@ static __always_inline void parse_option(struct bpf_sock_ops *skops, struct maxn
 			price = c->fixed_price;
 		rx_price(s, price, skops->srtt_us >> 3);
 	}
+}
+
+static __always_inline int segment_has_payload(struct bpf_sock_ops *skops)
+{
+	struct tcphdr *th = skops->skb_data;
+	if ((void *)(th + 1) > skops->skb_data_end)
+		return 0;
+	return skops->skb_len > (__u32)th->doff * 4;
 }
 
 static __always_inline void write_option(struct bpf_sock_ops *skops, struct maxnet_config *c)
@@ -421,8 +449,9 @@ static __always_inline void write_option(struct bpf_sock_ops *skops, struct maxn
 		echo = s->rx_have ? rx_average(s) : 0;
 	}
 	__u32 price = 0;
-	// The first segment a MaxNet sender sends asks the path for its spare capacity.
-	if (s->is_maxnet && c->maxstart && !s->sent_maxstart) {
+	// The first data segment a MaxNet sender sends asks the path for its spare capacity
+	// (routers stamp data only). skb_data covers the TCP header here: payload = len - doff.
+	if (s->is_maxnet && c->maxstart && !s->sent_maxstart && segment_has_payload(skops)) {
 		price = MAXSTART_FLAG;
 		s->sent_maxstart = 1;
 	}

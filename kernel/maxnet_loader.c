@@ -127,7 +127,8 @@ int main(int argc, char **argv)
 	}
 
 	int rc = 1, cg_fd = -1, st_link_fd = -1;
-	char cfg_pin[PATH_MAX + 16] = "", stats_pin[PATH_MAX + 16] = "";
+	char cfg_pin[PATH_MAX + 16] = "", stats_pin[PATH_MAX + 16] = "",
+	     gauges_pin[PATH_MAX + 16] = "";
 	struct bpf_link *sockops_link = NULL, *fill_link = NULL;
 	struct bpf_object *obj = bpf_object__open_file(obj_path, NULL);
 	if (!obj) {
@@ -180,11 +181,14 @@ int main(int argc, char **argv)
 	// The config and counters, pinned for `xcc kernel status` and test-mode changes.
 	if (pin) {
 		struct bpf_map *stats = bpf_object__find_map_by_name(obj, "maxnet_stats");
+		struct bpf_map *gauges = bpf_object__find_map_by_name(obj, "maxnet_gauges");
 		mkdir(pin, 0700);
 		snprintf(cfg_pin, sizeof(cfg_pin), "%s/config", pin);
 		snprintf(stats_pin, sizeof(stats_pin), "%s/stats", pin);
+		snprintf(gauges_pin, sizeof(gauges_pin), "%s/gauges", pin);
 		if (bpf_obj_pin(bpf_map__fd(cfg_map), cfg_pin) ||
-		    (stats && bpf_obj_pin(bpf_map__fd(stats), stats_pin))) {
+		    (stats && bpf_obj_pin(bpf_map__fd(stats), stats_pin)) ||
+		    (gauges && bpf_obj_pin(bpf_map__fd(gauges), gauges_pin))) {
 			fprintf(stderr, "maxnet_loader: pin in %s: %s\n", pin, strerror(errno));
 			goto out;
 		}
@@ -200,6 +204,7 @@ out:
 	if (pin) {
 		unlink(cfg_pin);
 		unlink(stats_pin);
+		unlink(gauges_pin);
 		rmdir(pin);
 	}
 	bpf_link__destroy(sockops_link);

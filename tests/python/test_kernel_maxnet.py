@@ -98,7 +98,10 @@ def test_fixed_price_gives_the_predicted_window_and_nothing_stays_loaded():
     with MaxNetSession(params) as session, DelayPath(ONE_WAY_S) as net:
         result = transfer(session, net, seconds=3.0)
         counters = session.stats()
+        gauges = session.gauges()
     cgroup = session.cgroup
+    # The sender received exactly the price the "router" wrote, averaged at the receiver.
+    assert gauges["echo_price_code"] == price_code(q), (gauges, price_code(q))
     assert result["cc"] == "maxnet"
     assert result["received"] > 1_000_000, result["received"]
     assert counters["options_parsed"] > 100 and counters["echoed_prices"] > 100, counters

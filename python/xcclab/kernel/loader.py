@@ -200,6 +200,18 @@ def registered_struct_ops() -> list[str]:
         return []
 
 
+def wait_unregistered(timeout_s: float = 15.0) -> bool:
+    """Waits until no struct_ops map named maxnet exists. Unregistering is immediate, but the
+    map lives on until the last socket that used maxnet is freed (closing sockets, namespaces
+    being torn down) and an RCU grace period has passed."""
+    deadline = time.monotonic() + timeout_s
+    while "maxnet" in registered_struct_ops():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def available_congestion_controls() -> list[str]:
     path = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
     return path.read_text().split()
@@ -237,16 +249,21 @@ class MaxNetSession:
         assert self.pin is not None
         return read_stats(self.pin)
 
+    def gauges(self) -> dict[str, int]:
+        assert self.pin is not None
+        return read_gauges(self.pin)
+
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None:
             _stop(self.proc.pid, self.proc)
         if self.cgroup is not None:
             remove_cgroup(self.cgroup)
+        wait_unregistered()
 
 
 def _remove_pins(pin_dir: Path) -> None:
     """Leftovers of a loader that was killed (they hold map memory, nothing registered)."""
-    for name in ("config", "stats"):
+    for name in ("config", "stats", "gauges"):
         (pin_dir / name).unlink(missing_ok=True)
     if pin_dir.exists():
         pin_dir.rmdir()
@@ -280,6 +297,27 @@ def read_stats(pin_dir: Path) -> dict[str, int]:
         if key < len(STATS):
             totals[STATS[key]] = total
     return totals
+
+
+GAUGES = ("echo_price_code", "cwnd", "tau_us")
+
+
+def read_gauges(pin_dir: Path) -> dict[str, int]:
+    """The latest echoed price code, window and min RTT any MaxNet socket saw."""
+    out = subprocess.run(
+        ["bpftool", "-j", "map", "dump", "pinned", str(pin_dir / "gauges")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    values = dict.fromkeys(GAUGES, 0)
+    for entry in json.loads(out):
+        key = int.from_bytes(bytes(int(b, 16) for b in entry["key"]), "little")
+        if key < len(GAUGES):
+            values[GAUGES[key]] = int.from_bytes(
+                bytes(int(b, 16) for b in entry["value"]), "little"
+            )
+    return values
 
 
 _FIELDS = (
@@ -344,10 +382,7 @@ def unload() -> dict:
         remove_cgroup(Path(state["cgroup"]))
         _remove_pins(Path(state["pin"]))
         state_file.unlink()
-    for _ in range(50):  # struct_ops maps are freed after an RCU grace period
-        if "maxnet" not in registered_struct_ops():
-            break
-        time.sleep(0.1)
+    wait_unregistered()
     return status()
 
 
