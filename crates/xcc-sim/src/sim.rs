@@ -186,7 +186,8 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
     }
 }
 
-fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
+/// The link algorithm a scenario's queue asks for (shared with the TUN router of `xcc-emu`).
+pub fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
     match q {
         Queue::DropTail => AnyLinkAlgorithm::DropTail(DropTail::new(DropTailConfig::default())),
         Queue::Red(p) => AnyLinkAlgorithm::Red(Red::new(
