@@ -35,17 +35,31 @@ pub struct BulkReport {
 }
 
 /// Writes as fast as the connection takes for `duration`, then reads `TCP_INFO` and closes.
-pub fn tcp_bulk_send(mut s: TcpStream, duration: Duration) -> io::Result<BulkReport> {
+pub fn tcp_bulk_send(s: TcpStream, duration: Duration) -> io::Result<BulkReport> {
+    tcp_send(s, duration, None)
+}
+
+/// Writes `size` bytes (or without limit) until `duration` has passed, then reads `TCP_INFO`
+/// (after the last byte was acknowledged, for a sized transfer) and closes.
+pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::Result<BulkReport> {
     let chunk = vec![0x5Au8; 64 * 1024];
     let end = Instant::now() + duration;
     let mut bytes = 0u64;
     s.set_write_timeout(Some(Duration::from_millis(50)))?;
-    while Instant::now() < end {
-        match s.write(&chunk) {
+    while Instant::now() < end && size.is_none_or(|n| bytes < n) {
+        let want = size.map_or(chunk.len(), |n| (n - bytes).min(chunk.len() as u64) as usize);
+        match s.write(&chunk[..want]) {
             Ok(n) => bytes += n as u64,
             Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
             Err(e) => return Err(e),
         }
+    }
+    if size.is_some() {
+        s.shutdown(std::net::Shutdown::Write)?;
+        // Wait (bounded by the run) for the peer to read everything and close.
+        let mut sink = [0u8; 64];
+        s.set_read_timeout(Some(end.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))))?;
+        let _ = s.read(&mut sink);
     }
     let info = sys::tcp_info(s.as_raw_fd())?;
     Ok(BulkReport { bytes, info })

@@ -94,6 +94,22 @@ pub struct Fabric {
     lens: Vec<u16>,
     free: Vec<u32>,
     pub stats: FabricStats,
+    /// Time series of the links, one row per link per [`Fabric::sample`].
+    pub series: Vec<LinkSample>,
+}
+
+/// One link's state at a sampling instant (cumulative counters, instantaneous queue).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LinkSample {
+    pub time_ns: u64,
+    pub link: u32,
+    pub queue_packets: u64,
+    pub queue_bytes: u64,
+    pub bytes_out: u64,
+    pub data_bytes_out: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub gauge: f64,
 }
 
 impl Fabric {
@@ -124,7 +140,19 @@ impl Fabric {
             lens: Vec::new(),
             free: Vec::new(),
             stats: FabricStats { lateness_us: vec![0; LATENESS_BUCKETS], ..FabricStats::default() },
+            series: Vec::new(),
         }
+    }
+
+    /// A fabric with no ports or links (a placeholder once the real one moved to the router).
+    pub fn empty() -> Fabric {
+        Fabric::new(Vec::new(), Vec::new(), Vec::new(), Carriers { list: Vec::new() })
+    }
+
+    /// The link ids from host `a` to host `b`, if they are connected.
+    pub fn route(&self, a: usize, b: usize) -> Option<&[u32]> {
+        let n = self.ports.len();
+        self.route_of.get(a * n + b).copied().flatten().map(|r| self.routes[r as usize].as_slice())
     }
 
     /// A free buffer to read a packet into.
@@ -268,6 +296,25 @@ impl Fabric {
         let late = now.saturating_since(at).as_ns() / 1000;
         self.stats.lateness_us[(late as usize).min(LATENESS_BUCKETS - 1)] += 1;
         self.release(f.slot);
+    }
+
+    /// Appends one row per link to [`Fabric::series`].
+    pub fn sample(&mut self, now: Time) {
+        use xcc_core::link::LinkAlgorithm;
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let (queue_packets, queue_bytes) = l.backlog(now);
+            self.series.push(LinkSample {
+                time_ns: now.as_ns(),
+                link: i as u32,
+                queue_packets,
+                queue_bytes,
+                bytes_out: l.stats.bytes_out,
+                data_bytes_out: l.stats.data_bytes_out,
+                drops: l.stats.drops,
+                marks: l.stats.marks,
+                gauge: l.algo.gauge(),
+            });
+        }
     }
 
     /// Packets inside the router (queued or on a link).

@@ -24,4 +24,6 @@ pub mod link;
 pub mod netns;
 pub mod plan;
 pub mod router;
+pub mod runner;
 pub mod sys;
+pub mod udp_transport;

@@ -20,6 +20,8 @@ pub struct HostNs {
     pub addr: [u8; 4],
     /// TCP congestion control for the namespace (`net.ipv4.tcp_congestion_control`).
     pub tcp_cc: String,
+    /// `net.ipv4.tcp_ecn`: 1 requests ECN on outgoing connections, 2 only accepts it.
+    pub tcp_ecn: u8,
 }
 
 impl HostNs {
@@ -91,7 +93,7 @@ impl Topology {
             sys::in_netns(&h.path(), || {
                 write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")?;
                 write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")?;
-                write_sysctl("net.ipv4.tcp_ecn", "1")?;
+                write_sysctl("net.ipv4.tcp_ecn", &h.tcp_ecn.to_string())?;
                 write_sysctl("net.ipv4.tcp_congestion_control", &h.tcp_cc)?;
                 // A clean start for every flow: no metrics cached from an earlier connection.
                 write_sysctl("net.ipv4.tcp_no_metrics_save", "1")

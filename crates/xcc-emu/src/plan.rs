@@ -31,7 +31,12 @@ impl Plan {
         let hosts: Vec<HostNs> = host_nodes
             .iter()
             .enumerate()
-            .map(|(i, &n)| HostNs { name: format!("{prefix}{i}"), addr: node_address(n), tcp_cc: tcp_cc.to_string() })
+            .map(|(i, &n)| HostNs {
+                name: format!("{prefix}{i}"),
+                addr: node_address(n),
+                tcp_cc: tcp_cc.to_string(),
+                tcp_ecn: 1,
+            })
             .collect();
         let links = s
             .links

@@ -31,6 +31,10 @@ pub struct Router {
     pub spin_ns: u64,
     /// Read at most this many packets from one device before looking at the timers again.
     pub read_batch: usize,
+    /// Link time-series interval (`None`: no series).
+    pub sample_every: Option<u64>,
+    /// Whether the loop got real-time scheduling (`SCHED_FIFO`).
+    pub realtime: bool,
 }
 
 const TIMER_TOKEN: u64 = u64::MAX;
@@ -49,7 +53,17 @@ impl Router {
             tuns.push(fd);
         }
         sys::minimal_timer_slack();
-        Ok(Router { fabric, tuns, epoll, timer, t0_ns: sys::monotonic_ns(), spin_ns: 60_000, read_batch: 32 })
+        Ok(Router {
+            fabric,
+            tuns,
+            epoll,
+            timer,
+            t0_ns: sys::monotonic_ns(),
+            spin_ns: 60_000,
+            read_batch: 32,
+            sample_every: None,
+            realtime: false,
+        })
     }
 
     /// Time since the start of the run.
@@ -62,14 +76,26 @@ impl Router {
     pub fn run(&mut self, stop: &AtomicBool, until: Option<Time>) -> io::Result<()> {
         let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; 64];
         let tuns: Vec<i32> = self.tuns.iter().map(|f| f.as_raw_fd()).collect();
+        self.realtime = sys::realtime_priority(50);
+        sys::minimal_timer_slack();
         let mut armed = Time::NEVER;
+        let mut next_sample = Time::ZERO;
         loop {
             let now = self.now();
-            if stop.load(Ordering::Relaxed) || until.is_some_and(|u| now >= u) {
+            if stop.load(Ordering::Relaxed) || STOP.load(Ordering::Relaxed) || until.is_some_and(|u| now >= u) {
                 return Ok(());
             }
             self.fabric.run_due(now, &mut |h, b| sys::write_packet(tuns[h], b));
-            let next = self.fabric.next_event();
+            if let Some(every) = self.sample_every {
+                if now >= next_sample {
+                    self.fabric.sample(now);
+                    next_sample = Time(now.as_ns() - now.as_ns() % every + every);
+                }
+            }
+            let mut next = self.fabric.next_event();
+            if self.sample_every.is_some() {
+                next = next.min(next_sample);
+            }
             let now = self.now();
             let timeout = if next == Time::NEVER {
                 100

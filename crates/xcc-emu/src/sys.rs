@@ -168,6 +168,8 @@ pub struct TcpInfo {
     pub delivered: u32,
     pub delivered_ce: u32,
     pub bytes_retrans: u64,
+    pub bytes_sent: u64,
+    pub min_rtt_us: u32,
 }
 
 /// `getsockopt(TCP_INFO)`, read at the offsets of `include/uapi/linux/tcp.h`.
@@ -189,6 +191,8 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
         delivered: u32_at(192),
         delivered_ce: u32_at(196),
         bytes_retrans: u64_at(208),
+        bytes_sent: u64_at(200),
+        min_rtt_us: u32_at(148),
     })
 }
 
@@ -196,4 +200,14 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
 pub fn is_root() -> bool {
     // SAFETY: no arguments.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// Asks for `SCHED_FIFO` at `priority` for the calling thread (best effort; false if refused).
+/// The router and the transport driver keep virtual time against the wall clock: on a machine
+/// busy with other work a normal thread wakes milliseconds late, a real-time one does not. The
+/// kernel's real-time throttling (`sched_rt_runtime_us`) still leaves other threads 5 % of a CPU.
+pub fn realtime_priority(priority: i32) -> bool {
+    let p = libc::sched_param { sched_priority: priority };
+    // SAFETY: pid 0 is the calling thread; valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
 }
