@@ -1,0 +1,80 @@
+//! `xcc-emu`: a scenario on real packets (hosts in network namespaces behind the TUN router).
+//!
+//! ```text
+//! xcc-emu run SCENARIO [--seed N] [--json OUT]   emulate; results as JSON (stdout or OUT)
+//! xcc-emu cleanup                                delete every leftover xccemu* namespace
+//! xcc-emu check                                  say whether this machine can run the emulator
+//! ```
+//! `xcc emu` (Python) calls `run` and stores the results as the simulator's Parquet tables.
+
+use std::process::ExitCode;
+
+use xcc_emu::{netns, router, runner};
+
+fn run(args: &[String]) -> Result<(), String> {
+    let mut path = None;
+    let mut seed = None;
+    let mut out = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seed" => seed = Some(it.next().and_then(|s| s.parse::<u64>().ok()).ok_or("--seed needs an integer")?),
+            "--json" => out = Some(it.next().ok_or("--json needs a path")?.clone()),
+            p if path.is_none() && !p.starts_with("--") => path = Some(p.to_string()),
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    let path = path.ok_or("run needs a scenario file")?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+    let format = if path.ends_with(".json") { xcc_sim::Format::Json } else { xcc_sim::Format::Toml };
+    let mut scenario = xcc_sim::resolve(&text, &path, format).map_err(|e| e.to_string())?;
+    if let Some(s) = seed {
+        scenario.seed = s;
+    }
+    router::install_stop_handlers();
+    let result = runner::emulate(&scenario);
+    // Whatever happened, nothing of this run may stay behind.
+    let _ = netns::cleanup(&netns::run_prefix());
+    let r = result.map_err(|e| e.to_string())?;
+    let mut doc = r.json;
+    doc["seed"] = serde_json::json!(scenario.seed);
+    doc["resolved"] = serde_json::json!(serde_json::to_string(&scenario).map_err(|e| e.to_string())?);
+    let text = serde_json::to_string(&doc).map_err(|e| e.to_string())?;
+    match out {
+        Some(o) => std::fs::write(&o, text).map_err(|e| format!("{o}: {e}")),
+        None => {
+            println!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let r = match args.first().map(String::as_str) {
+        Some("run") => run(&args[1..]),
+        Some("cleanup") => netns::check_environment()
+            .and_then(|_| netns::cleanup(netns::PREFIX))
+            .map(|names| {
+                for n in &names {
+                    println!("deleted namespace {n}");
+                }
+                println!("{} leftover namespace(s) removed", names.len());
+            })
+            .map_err(|e| e.to_string()),
+        Some("check") => netns::check_environment()
+            .map(|_| println!("ok: root and /dev/net/tun available"))
+            .map_err(|e| e.to_string()),
+        _ => {
+            eprintln!("usage: xcc-emu run SCENARIO [--seed N] [--json OUT] | cleanup | check");
+            return ExitCode::from(2);
+        }
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xcc-emu: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
