@@ -10,12 +10,14 @@
 //! Carriers today:
 //! - [`UdpShim`]: xcclab's own transport over UDP (port [`XCC_UDP_PORT`] on either side), laid
 //!   out exactly as the simulator's capture encodes it: `UDP | segment | shim proto len body`.
+//! - [`TcpMaxNetOption`]: kernel MaxNet's TCP option (docs/kernel.md) in Linux TCP segments.
 //!
 //! Adding one (for instance MaxNet's price in a TCP option, rewritten by a function of
 //! `xcc-core::wire`): implement [`Carrier`] and push it in [`Carriers::standard`].
 
 use crate::checksum;
-use crate::ipv4::{Ipv4, PROTO_UDP};
+use crate::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
+use xcc_core::wire::tcp_option;
 use xcc_core::wire::{CongestionHeader, Segment, SegmentKind};
 use xcc_core::Packet;
 pub use xcc_sim::capture::XCC_UDP_PORT;
@@ -52,7 +54,7 @@ pub struct Carriers {
 impl Carriers {
     /// Every carrier xcclab knows.
     pub fn standard() -> Carriers {
-        Carriers { list: vec![Box::new(UdpShim)] }
+        Carriers { list: vec![Box::new(UdpShim), Box::new(TcpMaxNetOption)] }
     }
 }
 
@@ -113,6 +115,46 @@ impl Carrier for UdpShim {
 
 fn congestion_shim_len(h: &CongestionHeader) -> usize {
     xcc_core::wire::congestion::SHIM_LEN + h.body_len()
+}
+
+/// Kernel MaxNet's TCP option (docs/kernel.md): `254 10 "MX" echo:u24 price:u24` in a TCP
+/// header, found and rewritten (TCP checksum fixed incrementally) by
+/// `xcc_core::wire::tcp_option`. Segments with a payload are data, the others ACKs, so the
+/// MaxNet link stamps and counts what it would in the simulator.
+pub struct TcpMaxNetOption;
+
+impl Carrier for TcpMaxNetOption {
+    fn name(&self) -> &'static str {
+        "tcp-maxnet-option"
+    }
+
+    fn find(&self, ip: &Ipv4, buf: &[u8], pkt: &mut Packet) -> Found {
+        if ip.proto != PROTO_TCP {
+            return Found::NotMine;
+        }
+        match tcp_option::find(&buf[..ip.total_len]) {
+            Ok(None) => Found::NotMine,
+            Ok(Some(f)) => {
+                pkt.cc = CongestionHeader::MaxNet(f.header);
+                pkt.seg.kind = plain_kind(f.payload_len > 0);
+                pkt.seg.payload_bytes = f.payload_len as u32;
+                Found::Carried { offset: f.body_offset }
+            }
+            // Options that do not parse: forwarded untouched (and counted) as the kernel
+            // receiving it would ignore them.
+            Err(_) => Found::Malformed,
+        }
+    }
+
+    fn write(&self, ip: &Ipv4, buf: &mut [u8], offset: usize, _old: &CongestionHeader, new: &CongestionHeader) {
+        let CongestionHeader::MaxNet(new) = new else { return };
+        let total = ip.total_len;
+        if let Ok(Some(found)) = tcp_option::find(&buf[..total]) {
+            if found.body_offset == offset {
+                tcp_option::rewrite(&mut buf[..total], &found, *new);
+            }
+        }
+    }
 }
 
 /// Data-ness of a packet nobody claimed: TCP or UDP with a payload counts as data.
