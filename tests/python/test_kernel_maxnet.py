@@ -148,3 +148,77 @@ def test_maxstart_starts_at_the_spare_capacity_then_reaches_the_price_rate():
     late = [s for s in samples if s["t"] > 1.0]
     assert abs(window_error(params, q, late)) < TOLERANCE
     assert_nothing_left(session.cgroup)
+
+
+# -- through the emu router: the price is the MaxNet link's, written into the TCP option --------
+EMU_SCENARIO = """
+name = "kernel-maxnet-one-link"
+duration = "6s"
+[metrics]
+interval = "100ms"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "20Mbps"
+delay = "10ms"
+buffer = "unlimited"
+queue = { kind = "maxnet", mu = 0.94 }
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+cc = "maxnet"
+"""
+
+
+def xcc_emu_binary() -> str:
+    """The emu router's binary (debug profile: `cargo test --workspace` has built it already)."""
+    root = build.SOURCE_DIR.parent
+    proc = subprocess.run(
+        ["cargo", "build", "-q", "-p", "xcc-emu", "--bin", "xcc-emu"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        pytest.fail(f"building xcc-emu failed:\n{proc.stderr[-2000:]}")
+    return str(root / "target" / "debug" / "xcc-emu")
+
+
+def test_through_the_emu_router_the_window_follows_the_routers_price(tmp_path):
+    """Linux TCP with `maxnet` through the emu router's MaxNet link (20 Mbit/s, 20 ms RTT,
+    mu = 0.94): the link runs at mu C, and the sender's window is tau D(q) for the price q the
+    router wrote (as echoed), within 5 %."""
+    emu = xcc_emu_binary()
+    scenario = tmp_path / "one-link.toml"
+    scenario.write_text(EMU_SCENARIO)
+    out = tmp_path / "emu.json"
+    params = MaxNetParams()
+    with MaxNetSession(params) as session:
+        proc = subprocess.run(
+            [emu, "run", str(scenario), "--stack", "kernel", "--json", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=loader.in_cgroup(session.cgroup),
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        gauges = session.gauges()
+        counters = session.stats()
+    doc = json.loads(out.read_text())
+    flows, links, stats = doc["tables"]["flows"], doc["tables"]["links"], doc["stats"]
+    assert flows["cc"] == ["maxnet"]
+    assert stats["header_rewrites"] > 1000, stats
+    assert counters["cc_price_law_updates"] > 1000 and counters["echoed_spare"] >= 1, counters
+    # The link: mu C (the paper's equilibrium), no drops.
+    assert abs(links["utilisation"][0] / 0.94 - 1) < 0.03, links["utilisation"]
+    assert links["drops"][0] == 0
+    # The window: tau D(q) with the price the router wrote.
+    q = gauges["echo_price_code"] / (1 << 18)
+    tau = gauges["tau_us"] / 1e6
+    predicted = params.demand_bps(q) / 8 * tau / 1448
+    assert abs(gauges["cwnd"] / predicted - 1) < TOLERANCE, (gauges, predicted)
+    assert_nothing_left(session.cgroup)

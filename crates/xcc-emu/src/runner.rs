@@ -53,11 +53,34 @@ fn addr(a: [u8; 4], port: u16) -> SocketAddr {
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(a), port))
 }
 
+/// Which hosts carry MaxNet flows: xcclab's transport over UDP, or Linux TCP with the kernel's
+/// BPF `maxnet` congestion control and its TCP option (docs/kernel.md; `xcc kernel load` first,
+/// and run this process in the cgroup the sock_ops program is attached to).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Stack {
+    #[default]
+    Udp,
+    Kernel,
+}
+
 /// Runs scenario `s`; fails with a clear message when the machine cannot (not root, no TUN),
 /// when the scenario asks for traffic the emulator does not carry yet, or when the kernel
 /// dropped packets at a TUN device (the run would not mean what it says).
 pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
+    emulate_on(s, Stack::Udp)
+}
+
+/// [`emulate`] with MaxNet flows on the given stack.
+pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     netns::check_environment()?;
+    if stack == Stack::Kernel {
+        let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;
+        if !available.split_whitespace().any(|c| c == "maxnet") {
+            return Err(io::Error::other(
+                "xcc emu --stack kernel: the kernel has no maxnet congestion control (run `xcc kernel load` first)",
+            ));
+        }
+    }
     if !s.arrivals.is_empty() || !s.transactions.is_empty() {
         return Err(io::Error::other(
             "xcc emu: [[arrivals]] and [[transactions]] are not emulated yet (only [[flow]] bulk flows)",
@@ -116,8 +139,13 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
     for (i, f) in s.flows.iter().enumerate() {
         let FlowKind::Bulk { size_bytes, cc, transport } = f.kind else { continue };
         let (a, b) = flow_ports[i];
-        match cc {
-            Cc::NewReno { .. } => {
+        let linux_cc = match (cc, stack) {
+            (Cc::NewReno { .. }, _) => Some("reno"),
+            (Cc::MaxNet { .. }, Stack::Kernel) => Some("maxnet"),
+            _ => None,
+        };
+        match linux_cc {
+            Some(linux_cc) => {
                 let port = 20000 + i as u16;
                 let listener = sys::in_netns(&hosts[b].path(), || TcpListener::bind(addr(hosts[b].addr, port)))?;
                 let (src_ns, dst) = (hosts[a].path(), addr(hosts[b].addr, port));
@@ -127,12 +155,12 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
                 let sender = thread::spawn(move || -> io::Result<apps::BulkReport> {
                     thread::sleep(start.saturating_sub(t0.elapsed()));
                     let stream = sys::in_netns(&src_ns, || TcpStream::connect(dst))?;
-                    apps::set_tcp_congestion(&stream, "reno")?;
+                    apps::set_tcp_congestion(&stream, linux_cc)?;
                     apps::tcp_send(stream, stop_at.saturating_sub(t0.elapsed()), size_bytes)
                 });
                 tcp_threads.push((i, f.start_ns, sink, sender));
             }
-            _ => udp_setups.push(FlowSetup {
+            None => udp_setups.push(FlowSetup {
                 id: i as u32,
                 src_netns: hosts[a].path(),
                 dst_netns: hosts[b].path(),
@@ -171,6 +199,7 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
         o.srtt_s = o.samples.last().map_or(f64::NAN, |x| x.2);
         o.min_rtt_s = f64::NAN;
     }
+    let had_tcp = !tcp_threads.is_empty();
     for (i, start_ns, sink, sender) in tcp_threads {
         let sent = sender.join().map_err(|_| io::Error::other("sender thread panicked"))?;
         let got = sink.join().map_err(|_| io::Error::other("sink thread panicked"))?;
@@ -196,6 +225,13 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
                 first_err.get_or_insert(io::Error::new(e.kind(), format!("flow {}: {e}", s.flows[i].name)));
             }
         }
+    }
+    // Let the last FIN/ACK exchanges cross the router before it stops: a socket left in
+    // LAST_ACK retransmits into a dismantled namespace for minutes and keeps its congestion
+    // control (kernel MaxNet's BPF map) alive that long.
+    if had_tcp {
+        let longest = two_way.iter().copied().max().unwrap_or(0);
+        thread::sleep(Duration::from_nanos(3 * longest) + Duration::from_millis(50));
     }
     stop.store(true, Ordering::Relaxed);
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;

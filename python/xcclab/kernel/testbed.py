@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from .loader import in_cgroup
@@ -63,6 +64,9 @@ class DelayPath:
 
     def __exit__(self, *exc: object) -> None:
         if self.forwarder is not None:
+            # Let the last FIN/ACKs through: a socket left in LAST_ACK would retransmit into a
+            # deleted namespace for minutes, keeping the maxnet struct_ops map alive.
+            time.sleep(6 * self.one_way_s + 0.05)
             self.forwarder.terminate()
             try:
                 self.forwarder.wait(timeout=5)

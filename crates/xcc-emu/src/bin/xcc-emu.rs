@@ -1,7 +1,9 @@
 //! `xcc-emu`: a scenario on real packets (hosts in network namespaces behind the TUN router).
 //!
 //! ```text
-//! xcc-emu run SCENARIO [--seed N] [--json OUT]   emulate; results as JSON (stdout or OUT)
+//! xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel]
+//!                                                emulate; results as JSON (stdout or OUT);
+//!                                                kernel: MaxNet flows on Linux TCP (docs/kernel.md)
 //! xcc-emu cleanup                                delete every leftover xccemu* namespace
 //! xcc-emu check                                  say whether this machine can run the emulator
 //! ```
@@ -15,11 +17,19 @@ fn run(args: &[String]) -> Result<(), String> {
     let mut path = None;
     let mut seed = None;
     let mut out = None;
+    let mut stack = runner::Stack::Udp;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--seed" => seed = Some(it.next().and_then(|s| s.parse::<u64>().ok()).ok_or("--seed needs an integer")?),
             "--json" => out = Some(it.next().ok_or("--json needs a path")?.clone()),
+            "--stack" => {
+                stack = match it.next().map(String::as_str) {
+                    Some("udp") => runner::Stack::Udp,
+                    Some("kernel") => runner::Stack::Kernel,
+                    _ => return Err("--stack needs udp or kernel".into()),
+                }
+            }
             p if path.is_none() && !p.starts_with("--") => path = Some(p.to_string()),
             other => return Err(format!("unexpected argument {other}")),
         }
@@ -32,7 +42,7 @@ fn run(args: &[String]) -> Result<(), String> {
         scenario.seed = s;
     }
     router::install_stop_handlers();
-    let result = runner::emulate(&scenario);
+    let result = runner::emulate_on(&scenario, stack);
     // Whatever happened, nothing of this run may stay behind.
     let _ = netns::cleanup(&netns::run_prefix());
     let r = result.map_err(|e| e.to_string())?;
@@ -66,7 +76,7 @@ fn main() -> ExitCode {
             .map(|_| println!("ok: root and /dev/net/tun available"))
             .map_err(|e| e.to_string()),
         _ => {
-            eprintln!("usage: xcc-emu run SCENARIO [--seed N] [--json OUT] | cleanup | check");
+            eprintln!("usage: xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel] | cleanup | check");
             return ExitCode::from(2);
         }
     };
