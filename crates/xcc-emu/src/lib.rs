@@ -17,6 +17,7 @@
 
 pub mod apps;
 pub mod carrier;
+pub mod cbr;
 pub mod checksum;
 pub mod fabric;
 pub mod ipv4;

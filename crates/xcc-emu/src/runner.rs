@@ -87,9 +87,6 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         ));
     }
     for f in &s.flows {
-        if let FlowKind::Cbr { .. } = f.kind {
-            return Err(io::Error::other(format!("xcc emu: flow {}: cbr flows are not emulated yet", f.name)));
-        }
         if f.route.is_some() {
             return Err(io::Error::other(format!(
                 "xcc emu: flow {}: explicit routes are not emulated (the router routes by destination, shortest path)",
@@ -136,7 +133,25 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
 
     let mut tcp_threads = Vec::new();
     let mut udp_setups = Vec::new();
+    let mut cbr_threads = Vec::new();
+    let cbr_stop = Arc::new(AtomicBool::new(false));
     for (i, f) in s.flows.iter().enumerate() {
+        if let FlowKind::Cbr { rate_bps, packet_bytes } = f.kind {
+            let (a, b) = flow_ports[i];
+            let port = 30000 + i as u16;
+            let rx = sys::in_netns(&hosts[b].path(), || std::net::UdpSocket::bind(addr(hosts[b].addr, port)))?;
+            let tx = sys::in_netns(&hosts[a].path(), || std::net::UdpSocket::bind(addr(hosts[a].addr, 0)))?;
+            let to = addr(hosts[b].addr, port);
+            let (start, stop_at) = (
+                Duration::from_nanos(f.start_ns),
+                f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration)),
+            );
+            let stop_sink = cbr_stop.clone();
+            let sink = thread::spawn(move || crate::cbr::sink(rx, t0, stop_sink));
+            let sender = thread::spawn(move || crate::cbr::send(tx, to, rate_bps, packet_bytes, t0, start, stop_at));
+            cbr_threads.push((i, sink, sender));
+            continue;
+        }
         let FlowKind::Bulk { size_bytes, cc, transport } = f.kind else { continue };
         let (a, b) = flow_ports[i];
         let linux_cc = match (cc, stack) {
@@ -226,6 +241,27 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             }
         }
     }
+    for (i, sink, sender) in cbr_threads {
+        let sent = sender.join().map_err(|_| io::Error::other("cbr sender panicked"))?;
+        // The last datagrams are still on the links: give them the path's delay to arrive.
+        thread::sleep(Duration::from_nanos(two_way[i]) + Duration::from_millis(20));
+        cbr_stop.store(true, Ordering::Relaxed);
+        let got = sink.join().map_err(|_| io::Error::other("cbr sink panicked"))?;
+        match (sent, got) {
+            (Ok(sent), Ok((bytes, samples))) => {
+                let o = &mut outs[i];
+                o.bytes_sent = sent;
+                o.bytes_delivered = bytes;
+                o.samples = samples.into_iter().map(|(t, b)| (t, b, f64::NAN)).collect();
+                o.min_rtt_s = f64::NAN;
+                o.srtt_s = f64::NAN;
+                o.fct_s = f64::NAN;
+            }
+            (Err(e), _) | (_, Err(e)) => {
+                first_err.get_or_insert(io::Error::new(e.kind(), format!("flow {}: {e}", s.flows[i].name)));
+            }
+        }
+    }
     // Let the last FIN/ACK exchanges cross the router before it stops: a socket left in
     // LAST_ACK retransmits into a dismantled namespace for minutes and keeps its congestion
     // control (kernel MaxNet's BPF map) alive that long.
@@ -273,7 +309,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
         let nan = |x: f64| if x.is_finite() { json!(x) } else { json!(f64::NAN) };
         push(&mut flows, "flow_id", json!(i));
         push(&mut flows, "name", json!(f.name));
-        push(&mut flows, "kind", json!("bulk"));
+        push(&mut flows, "kind", json!(if matches!(f.kind, FlowKind::Cbr { .. }) { "cbr" } else { "bulk" }));
         push(&mut flows, "src", json!(node(f.src)));
         push(&mut flows, "dst", json!(node(f.dst)));
         push(&mut flows, "cc", json!(cc));
