@@ -8,6 +8,7 @@ Returns the simulator's :class:`~xcclab.results.RunResult`, so reports overlay t
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -54,4 +55,8 @@ def run_emu(scenario: Any, stack: str, params: MaxNetParams | None = None) -> An
         if proc.returncode != 0:
             raise RuntimeError(f"xcc-emu run --stack {stack} failed: {proc.stderr.strip()[-2000:]}")
         raw = json.loads(out.read_text())
-    return RunResult.from_native(raw, native_version=f"xcc-emu ({stack})", source=str(path))
+    result = RunResult.from_native(raw, native_version=f"xcc-emu ({stack})", source=str(path))
+    # The router's own counters (lateness, rewrites) and the machine's load during the run: a
+    # shared machine's load shows up as router stalls.
+    result.run_info["emu"] = {**raw.get("stats", {}), "loadavg_1min_after": os.getloadavg()[0]}
+    return result
