@@ -287,15 +287,19 @@ def _report(
             "after', the first 10 ms sample above that level, comes earlier on the real stacks "
             "than the 100 ms curves suggest.",
             "",
-            "The real stacks show episodes of dips or oscillation (time below 80 % in the "
-            "table; a drop, then a queue burst) at irregular times that differ from run to run; "
-            "the simulator never does. In the three full runs made while writing this, the "
-            "kernel stack had them in all three and the UDP stack in one. We did not isolate "
-            "the cause. Two candidates: the machine (two cores shared by several jobs, load "
-            "average in the table: a stalled router or sender stops the ACK clock and the "
-            "backlog leaves in a burst), and, for the kernel stack, the law's sensitivity to "
-            "tau: W contains exp(-alpha q / tau), so a new minimum RTT 0.4 % lower halves the "
-            "window until xi re-converges (docs/kernel.md).",
+            "The real stacks can show episodes of dips, stalls or oscillation (time below 80 % "
+            f"in the table: kernel {fmt(k['dip_s'], 2)} s, UDP "
+            f"{fmt(measured['udp']['dip_s'], 2)} s in this run), at irregular times that differ "
+            "from run to run; the simulator never does. Their cause is not isolated. The machine "
+            "is one candidate: two cores shared by several jobs (load average in the table). "
+            "When the router or a sender stalls, nothing crosses the link, the MaxNet price "
+            "falls (by up to mu per second), and when forwarding resumes the sources' windows, "
+            "which answer a price drop dq with a factor exp(alpha dq / tau) (the law's lead "
+            "term, about exp(23 dq) here), open far beyond the equilibrium: a burst, a queue of "
+            "up to megabytes, and the price climbs back. For the kernel stack a second candidate "
+            "is the law's sensitivity to tau: W contains exp(-alpha q / tau), so a new minimum "
+            "RTT 0.4 % lower halves the window until xi re-converges (docs/kernel.md). Judge "
+            "the claims on the parts of the figure without such episodes.",
             "",
         ]
     )
