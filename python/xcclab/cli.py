@@ -310,7 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="simulate and emulate a scenario, report the differences")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
-    p.add_argument("--out", metavar="DIR", help="write sim/, emu/, compare.md and compare.json here")
+    p.add_argument(
+        "--out", metavar="DIR", help="write sim/, emu/, compare.md and compare.json here"
+    )
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("validate", help="check a scenario file")

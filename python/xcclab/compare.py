@@ -69,7 +69,12 @@ def differences(sim: RunResult, emu: RunResult) -> dict[str, Any]:
         "sim": _quantiles(sim.transactions["response_time_s"].to_list()),
         "emu": _quantiles(emu.transactions["response_time_s"].to_list()),
     }
-    return {"flows": flows, "links": links, "fct_quantiles_s": fct, "response_time_quantiles_s": resp}
+    return {
+        "flows": flows,
+        "links": links,
+        "fct_quantiles_s": fct,
+        "response_time_quantiles_s": resp,
+    }
 
 
 def _fmt(v: Any) -> str:
@@ -82,7 +87,11 @@ def _fmt(v: Any) -> str:
 
 def render(d: dict[str, Any]) -> str:
     """Markdown tables of :func:`differences`."""
-    lines = ["## Flows", "", "| flow | goodput sim (bit/s) | goodput emu (bit/s) | diff | FCT sim (s) | FCT emu (s) |"]
+    lines = [
+        "## Flows",
+        "",
+        "| flow | goodput sim (bit/s) | goodput emu (bit/s) | diff | FCT sim (s) | FCT emu (s) |",
+    ]
     lines.append("|---|---|---|---|---|---|")
     for f in d["flows"]:
         diff = "-" if f["goodput_diff"] is None else f"{f['goodput_diff']:+.1%}"
@@ -104,8 +113,16 @@ def render(d: dict[str, Any]) -> str:
             f"| {x['max_queue_sim_bytes']} | {x['max_queue_emu_bytes']} "
             f"| {x['drops_sim']}/{x['drops_emu']} | {x['marks_sim']}/{x['marks_emu']} |"
         )
-    for key, title in (("fct_quantiles_s", "Flow completion times (s)"), ("response_time_quantiles_s", "Response times (s)")):
-        lines += ["", f"## {title}", "", "| run | " + " | ".join(f"p{int(q * 100)}" for q in QUANTILES) + " |"]
+    for key, title in (
+        ("fct_quantiles_s", "Flow completion times (s)"),
+        ("response_time_quantiles_s", "Response times (s)"),
+    ):
+        lines += [
+            "",
+            f"## {title}",
+            "",
+            "| run | " + " | ".join(f"p{int(q * 100)}" for q in QUANTILES) + " |",
+        ]
         lines.append("|---" * (len(QUANTILES) + 1) + "|")
         for run in ("sim", "emu"):
             lines.append(f"| {run} | " + " | ".join(_fmt(v) for v in d[key][run].values()) + " |")
