@@ -12,6 +12,8 @@
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
     xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
+    xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
+    xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
@@ -281,6 +283,40 @@ def cmd_kernel(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_emu(args: argparse.Namespace) -> int:
+    from .emu import cleanup, emulate
+
+    if args.cleanup:
+        names = cleanup()
+        for n in names:
+            print(f"deleted namespace {n}")
+        print(f"{len(names)} leftover namespace(s) removed")
+        return 0
+    if args.scenario is None or args.out is None:
+        _err("xcc emu needs SCENARIO and --out DIR (or --cleanup)")
+        return EXIT_BAD_INPUT
+    result = emulate(args.scenario, seed=args.seed, out=args.out)
+    print(result.summary())
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import differences, render
+    from .emu import emulate
+    from .results import run
+
+    out = Path(args.out) if args.out else None
+    sim = run(args.scenario, out=out / "sim" if out else None)
+    emu = emulate(args.scenario, out=out / "emu" if out else None)
+    d = differences(sim, emu)
+    text = render(d)
+    print(text)
+    if out is not None:
+        (out / "compare.md").write_text(text, encoding="utf-8")
+        (out / "compare.json").write_text(json.dumps(d, indent=2), encoding="utf-8")
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -307,6 +343,20 @@ def build_parser() -> argparse.ArgumentParser:
         help='capture the packets departing link direction LINK ("a->b") to DIR/capture.pcap',
     )
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("emu", help="run a scenario on real packets (root; docs/emu.md)")
+    p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario file (.toml or .json)")
+    p.add_argument("--out", metavar="DIR", help="run directory to write")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("--cleanup", action="store_true", help="delete namespaces left by a crashed run")
+    p.set_defaults(func=cmd_emu)
+
+    p = sub.add_parser("compare", help="simulate and emulate a scenario, report the differences")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument(
+        "--out", metavar="DIR", help="write sim/, emu/, compare.md and compare.json here"
+    )
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("validate", help="check a scenario file")
     p.add_argument("scenario", metavar="SCENARIO")

@@ -37,6 +37,10 @@ pub struct FabricStats {
     pub header_rewrites: u64,
     /// CE marks written into IP headers.
     pub ce_written: u64,
+    /// Bytes written to hosts' TUN devices, and the first and last write times (run clock).
+    pub bytes_delivered: u64,
+    pub first_delivery_ns: Option<u64>,
+    pub last_delivery_ns: u64,
     /// Lateness of deliveries behind their virtual-time schedule, in microseconds (histogram,
     /// the last bucket collects everything later).
     pub lateness_us: Vec<u64>,
@@ -230,9 +234,9 @@ impl Fabric {
 
     fn offer(&mut self, now: Time, f: InFlight) {
         let link = self.routes[f.route as usize][f.hop as usize] as usize;
-        if let Err(f) = self.links[link].offer(now, f) {
+        if let Err(slot) = self.links[link].offer(now, f) {
             self.stats.dropped_by_links += 1;
-            self.release(f.slot);
+            self.release(slot);
         }
     }
 
@@ -289,6 +293,9 @@ impl Fabric {
         if let Some(h) = host {
             if out(h, buf) {
                 self.stats.forwarded += 1;
+                self.stats.bytes_delivered += len as u64;
+                self.stats.first_delivery_ns.get_or_insert(now.as_ns());
+                self.stats.last_delivery_ns = now.as_ns();
             } else {
                 self.stats.write_failures += 1;
             }

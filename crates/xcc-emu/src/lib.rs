@@ -16,6 +16,7 @@
 //! - [`sys`]: the system calls.
 
 pub mod apps;
+pub mod bench;
 pub mod carrier;
 pub mod cbr;
 pub mod checksum;

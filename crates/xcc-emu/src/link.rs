@@ -162,8 +162,8 @@ impl EmuLink {
         }
     }
 
-    /// Offers a packet at `now`; returns it back if it was dropped (the caller frees its bytes).
-    pub fn offer(&mut self, now: Time, mut f: InFlight) -> Result<(), InFlight> {
+    /// Offers a packet at `now`; if it is dropped, returns its buffer slot (the caller frees it).
+    pub fn offer(&mut self, now: Time, mut f: InFlight) -> Result<(), u32> {
         let now = now.max(self.last_now);
         self.last_now = now;
         self.advance(now);
@@ -198,7 +198,7 @@ impl EmuLink {
         if verdict == Verdict::Drop || over {
             self.stats.drops += 1;
             self.stats.drop_bytes += bytes;
-            return Err(f);
+            return Err(f.slot);
         }
         if verdict == Verdict::Mark && f.pkt.ecn.is_ect() {
             f.pkt.ecn = Ecn::Ce;

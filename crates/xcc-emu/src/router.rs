@@ -38,6 +38,10 @@ pub struct Router {
 }
 
 const TIMER_TOKEN: u64 = u64::MAX;
+/// Default spin threshold: short enough that a saturated link does not keep the (real-time)
+/// router spinning all the time, which the kernel's real-time throttling punishes with a
+/// 50 ms stall every second.
+const SPIN_NS: u64 = 10_000;
 
 impl Router {
     /// Opens a TUN in every port's namespace (enter, open, return) and sets up the loop.
@@ -53,13 +57,15 @@ impl Router {
             tuns.push(fd);
         }
         sys::minimal_timer_slack();
+        // XCC_EMU_SPIN_NS overrides the spin threshold (for measurements, see docs/emu.md).
+        let spin_ns = std::env::var("XCC_EMU_SPIN_NS").ok().and_then(|v| v.parse().ok()).unwrap_or(SPIN_NS);
         Ok(Router {
             fabric,
             tuns,
             epoll,
             timer,
             t0_ns: sys::monotonic_ns(),
-            spin_ns: 60_000,
+            spin_ns,
             read_batch: 32,
             sample_every: None,
             realtime: false,

@@ -211,3 +211,10 @@ pub fn realtime_priority(priority: i32) -> bool {
     // SAFETY: pid 0 is the calling thread; valid sched_param.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
 }
+
+/// Sleeps until `CLOCK_MONOTONIC` reaches `at_ns` (returns at once if it has).
+pub fn sleep_until(at_ns: u64) {
+    let ts = libc::timespec { tv_sec: (at_ns / 1_000_000_000) as _, tv_nsec: (at_ns % 1_000_000_000) as _ };
+    // SAFETY: valid timespec; an interrupted sleep just returns early.
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+}

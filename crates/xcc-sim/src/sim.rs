@@ -2,13 +2,15 @@
 //! loop, samples metrics, and checks invariants at the end.
 
 use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho};
+use xcc_core::host::{JetMax, JetMaxConfig, PiqiRcp, PiqiRcpConfig};
 use xcc_core::link::{
     AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
     MaxNetRouter, MaxNetRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
 };
+use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
-use xcc_core::wire::{Ecn, Segment, SegmentKind};
+use xcc_core::wire::{CongestionHeader, Ecn, JetMaxHeader, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
@@ -185,6 +187,17 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
                 mss_bytes: t.mss_bytes,
             }))
         }
+        Cc::PiqiRcp => AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes })),
+        Cc::JetMax { tau } => {
+            // A full-size packet on the wire: the share each packet stands for.
+            let shim = CongestionHeader::JetMax(JetMaxHeader::default()).wire_len() as u32;
+            AnyController::JetMax(JetMax::new(JetMaxConfig {
+                tau,
+                packet_bytes: t.mss_bytes + t.header_bytes + shim,
+                mss_bytes: t.mss_bytes,
+                ..JetMaxConfig::default()
+            }))
+        }
     }
 }
 
@@ -237,6 +250,24 @@ pub fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlg
                 x_max_bps: p.x_max_bps,
             };
             AnyLinkAlgorithm::MaxNet(MaxNetRouter::new(cfg, rate_bps, phase))
+        }
+        Queue::PiqiRcp(p) => {
+            let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);
+            let cfg = PiqiRcpRouterConfig {
+                interval: Dur(p.interval_ns),
+                kappa: p.kappa.map_or(PiqiRcpKappa::Auto, PiqiRcpKappa::Fixed),
+                gamma: p.gamma,
+                initial_fraction: p.initial_fraction,
+                rtt0: Dur(p.rtt0_ns),
+                ..PiqiRcpRouterConfig::default()
+            };
+            AnyLinkAlgorithm::PiqiRcp(PiqiRcpRouter::new(cfg, rate_bps, phase))
+        }
+        Queue::JetMax(p) => {
+            let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);
+            let cfg =
+                JetMaxRouterConfig { gamma: p.gamma, interval: Dur(p.interval_ns), ..JetMaxRouterConfig::default() };
+            AnyLinkAlgorithm::JetMax(JetMaxRouter::new(cfg, rate_bps, phase))
         }
     }
 }

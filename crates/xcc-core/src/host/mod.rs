@@ -6,14 +6,18 @@
 //! Adding an algorithm: one file here, one variant in [`AnyController`] (and, if its receiver
 //! does more than copy the header back, one in [`AnyEchoer`]).
 
+pub mod jetmax;
 pub mod maxnet;
 pub mod newreno;
+pub mod piqi_rcp;
 
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
 
+pub use jetmax::{JetMax, JetMaxConfig};
 pub use maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
 pub use newreno::{NewReno, NewRenoConfig};
+pub use piqi_rcp::{PiqiRcp, PiqiRcpConfig};
 
 /// What one arriving ACK told the transport, handed to the controller after the transport has
 /// updated its own state (RTT estimator, scoreboard, bytes in flight).
@@ -83,6 +87,8 @@ pub trait Controller {
 pub enum AnyController {
     NewReno(NewReno),
     MaxNet(MaxNet),
+    PiqiRcp(PiqiRcp),
+    JetMax(JetMax),
 }
 
 macro_rules! dispatch {
@@ -90,6 +96,8 @@ macro_rules! dispatch {
         match $self {
             AnyController::NewReno($a) => $body,
             AnyController::MaxNet($a) => $body,
+            AnyController::PiqiRcp($a) => $body,
+            AnyController::JetMax($a) => $body,
         }
     };
 }

@@ -13,16 +13,20 @@
 //! the driver's registry).
 
 pub mod droptail;
+pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;
+pub mod piqi_rcp;
 pub mod red;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
+pub use jetmax::{JetMaxRouter, JetMaxRouterConfig, JetMaxStats};
 pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
+pub use piqi_rcp::{PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 
 /// What happens to an arriving packet.
@@ -91,6 +95,8 @@ pub enum AnyLinkAlgorithm {
     Red(Red),
     MarkMax(MarkMax),
     MaxNet(MaxNetRouter),
+    PiqiRcp(PiqiRcpRouter),
+    JetMax(JetMaxRouter),
 }
 
 macro_rules! dispatch {
@@ -100,6 +106,8 @@ macro_rules! dispatch {
             AnyLinkAlgorithm::Red($a) => $body,
             AnyLinkAlgorithm::MarkMax($a) => $body,
             AnyLinkAlgorithm::MaxNet($a) => $body,
+            AnyLinkAlgorithm::PiqiRcp($a) => $body,
+            AnyLinkAlgorithm::JetMax($a) => $body,
         }
     };
 }

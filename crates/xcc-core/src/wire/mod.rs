@@ -6,13 +6,17 @@
 
 pub mod congestion;
 pub mod ecn;
+pub mod jetmax;
 pub mod maxnet;
+pub mod piqi_rcp;
 pub mod segment;
 pub mod tcp_option;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
+pub use jetmax::JetMaxHeader;
 pub use maxnet::MaxNetHeader;
+pub use piqi_rcp::PiqiRcpHeader;
 pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 
 /// Why a byte buffer could not be parsed.

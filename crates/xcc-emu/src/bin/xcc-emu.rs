@@ -4,6 +4,7 @@
 //! xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel]
 //!                                                emulate; results as JSON (stdout or OUT);
 //!                                                kernel: MaxNet flows on Linux TCP (docs/kernel.md)
+//! xcc-emu bench [--seconds S] [--rates 100,500] [--repeat N]   router speed and accuracy (JSON)
 //! xcc-emu cleanup                                delete every leftover xccemu* namespace
 //! xcc-emu check                                  say whether this machine can run the emulator
 //! ```
@@ -11,7 +12,7 @@
 
 use std::process::ExitCode;
 
-use xcc_emu::{netns, router, runner};
+use xcc_emu::{bench, netns, router, runner};
 
 fn run(args: &[String]) -> Result<(), String> {
     let mut path = None;
@@ -59,10 +60,45 @@ fn run(args: &[String]) -> Result<(), String> {
     }
 }
 
+fn bench_cmd(args: &[String]) -> Result<(), String> {
+    let mut seconds = 3.0;
+    let mut rates = vec![100u64, 500];
+    let mut repeat = 3;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let v = it.next().ok_or(format!("{a} needs a value"))?;
+        match a.as_str() {
+            "--seconds" => seconds = v.parse().map_err(|_| "--seconds needs a number")?,
+            "--repeat" => repeat = v.parse().map_err(|_| "--repeat needs an integer")?,
+            "--rates" => {
+                rates = v
+                    .split(',')
+                    .map(|x| x.parse().map_err(|_| "--rates: Mbit/s, comma-separated"))
+                    .collect::<Result<_, _>>()?
+            }
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    router::install_stop_handlers();
+    let mut runs = Vec::new();
+    for &r in &rates {
+        for _ in 0..repeat {
+            let m = bench::measure(r, seconds);
+            let _ = netns::cleanup(&netns::run_prefix());
+            let m = m.map_err(|e| e.to_string())?;
+            eprintln!("{m}");
+            runs.push(m);
+        }
+    }
+    println!("{}", serde_json::to_string_pretty(&runs).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
+        Some("bench") => bench_cmd(&args[1..]),
         Some("cleanup") => netns::check_environment()
             .and_then(|_| netns::cleanup(netns::PREFIX))
             .map(|names| {
@@ -76,7 +112,9 @@ fn main() -> ExitCode {
             .map(|_| println!("ok: root and /dev/net/tun available"))
             .map_err(|e| e.to_string()),
         _ => {
-            eprintln!("usage: xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel] | cleanup | check");
+            eprintln!(
+                "usage: xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel] | bench [--seconds S] [--rates 100,500] [--repeat N] | cleanup | check"
+            );
             return ExitCode::from(2);
         }
     };

@@ -79,6 +79,24 @@ pub struct MaxNetRouterParams {
     pub x_max_bps: f64,
 }
 
+/// PIQI-RCP router parameters (reconstructed law).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PiqiRcpRouterParams {
+    pub interval_ns: u64,
+    /// `None`: kappa* from the largest RTT carried ("auto").
+    pub kappa: Option<f64>,
+    pub gamma: f64,
+    pub initial_fraction: f64,
+    pub rtt0_ns: u64,
+}
+
+/// JetMax router parameters (reconstructed law).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct JetMaxRouterParams {
+    pub gamma: f64,
+    pub interval_ns: u64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Queue {
@@ -88,6 +106,10 @@ pub enum Queue {
     MarkMax(MarkMaxParams),
     #[serde(rename = "maxnet")]
     MaxNet(MaxNetRouterParams),
+    #[serde(rename = "piqi-rcp")]
+    PiqiRcp(PiqiRcpRouterParams),
+    #[serde(rename = "jetmax")]
+    JetMax(JetMaxRouterParams),
 }
 
 impl Queue {
@@ -97,6 +119,8 @@ impl Queue {
             Queue::Red(_) => "red",
             Queue::MarkMax(_) => "markmax",
             Queue::MaxNet(_) => "maxnet",
+            Queue::PiqiRcp(_) => "piqi-rcp",
+            Queue::JetMax(_) => "jetmax",
         }
     }
 }
@@ -144,6 +168,12 @@ pub enum Cc {
         dt_min_ns: u64,
         maxstart: bool,
     },
+    #[serde(rename = "piqi-rcp")]
+    PiqiRcp,
+    #[serde(rename = "jetmax")]
+    JetMax {
+        tau: f64,
+    },
 }
 
 impl Cc {
@@ -151,6 +181,8 @@ impl Cc {
         match self {
             Cc::NewReno { .. } => "newreno",
             Cc::MaxNet { .. } => "maxnet",
+            Cc::PiqiRcp => "piqi-rcp",
+            Cc::JetMax { .. } => "jetmax",
         }
     }
 }
