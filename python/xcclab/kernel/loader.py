@@ -168,6 +168,8 @@ def _start(
 
 def _stop(pid: int, child: subprocess.Popen | None = None, timeout_s: float = 10.0) -> None:
     """SIGTERM, then SIGKILL after ``timeout_s``; ``child`` when it is ours to reap."""
+    if child is None and not _is_loader(pid):
+        return
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -181,12 +183,11 @@ def _stop(pid: int, child: subprocess.Popen | None = None, timeout_s: float = 10
         return
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not _is_loader(pid):  # gone, or a zombie its new parent has not reaped yet
             return
         time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def registered_struct_ops() -> list[str]:
@@ -386,16 +387,21 @@ def unload() -> dict:
     return status()
 
 
+def _is_loader(pid: int) -> bool:
+    """A live (not zombie) maxnet_loader process with this id (ids get reused)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    state = stat.rsplit(")", 1)[-1].split()[0]
+    return state not in ("Z", "X") and b"maxnet_loader" in cmdline
+
+
 def status() -> dict:
     state_file = STATE_DIR / "state.json"
     state = json.loads(state_file.read_text()) if state_file.exists() else {}
-    running = False
-    if state:
-        try:
-            os.kill(int(state["pid"]), 0)
-            running = True
-        except ProcessLookupError:
-            running = False
+    running = bool(state) and _is_loader(int(state["pid"]))
     counters = None
     if running and state.get("pin"):
         try:
