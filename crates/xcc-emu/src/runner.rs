@@ -147,7 +147,8 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
             }),
         }
     }
-    let sample = Dur(if interval > 0 { interval } else { 100_000_000 });
+    // Fine samples, so that each metrics interval's end falls within 10 ms of one.
+    let sample = Dur(10_000_000);
     let udp = if udp_setups.is_empty() {
         thread::sleep(duration.saturating_sub(t0.elapsed()));
         Ok(Vec::new())
@@ -312,7 +313,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
             while k as f64 * interval <= dur_s + 1e-9 {
                 let t = k as f64 * interval;
                 let upto = o.samples.iter().take_while(|x| x.0 <= t).last();
-                let delivered = upto.map_or(0, |x| x.1);
+                let delivered = bytes_at(&o.samples, t);
                 let srtt = upto.map_or(f64::NAN, |x| x.2);
                 push(&mut flow_series, "time_s", json!(t));
                 push(&mut flow_series, "flow_id", json!(i));
@@ -338,6 +339,10 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
         },
         "stats": {
             "mode": "emu",
+            // What `xcc` prints for every run: here packets the router read and link crossings.
+            "sim_seconds": dur_s,
+            "events": st.packets_read,
+            "packet_hops": router.fabric.links.iter().map(|l| l.stats.packets_out).sum::<u64>(),
             "packets_read": st.packets_read,
             "forwarded": st.forwarded,
             "dropped_by_links": st.dropped_by_links,
@@ -352,6 +357,16 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
             "hosts": plan.hosts.iter().map(|h| h.name.clone()).collect::<Vec<_>>(),
         },
     })
+}
+
+/// Cumulative bytes at time `t`, interpolated linearly between samples `(time, bytes, _)`.
+fn bytes_at(samples: &[(f64, u64, f64)], t: f64) -> u64 {
+    let i = samples.partition_point(|x| x.0 <= t);
+    match (i.checked_sub(1).map(|k| samples[k]), samples.get(i)) {
+        (None, _) => 0,
+        (Some(a), None) => a.1,
+        (Some(a), Some(b)) => a.1 + ((b.1 - a.1) as f64 * (t - a.0) / (b.0 - a.0).max(1e-12)) as u64,
+    }
 }
 
 /// Time-average queue from the samples (bytes, packets); zero without samples.
