@@ -5,7 +5,7 @@
     xcc validate SCENARIO                                 check a scenario file
     xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
-    xcc reproduce ID --out DIR [--quick] | --list         reproduce a paper experiment
+    xcc reproduce ID --out DIR [--quick] [--emu] | --list reproduce a paper experiment
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
@@ -125,6 +125,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         _err(exc.args[0])
         return EXIT_BAD_INPUT
     out = Path(args.out) if args.out else Path("results") / experiment.id
+    if args.emu:
+        if not hasattr(module, "run_emu"):
+            _err(f"reproduce: {experiment.id} has no real-packet version (--emu)")
+            return EXIT_BAD_INPUT
+        report = module.run_emu(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+        print(f"report: {report}")
+        return 0
     report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     print(f"report: {report}")
     return 0
@@ -336,6 +343,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
     p.add_argument("--quick", action="store_true", help="short runs (for tests)")
     p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument(
+        "--emu",
+        action="store_true",
+        help="also on real packets (root; namespaces + TUN router): report in OUT/emu/",
+    )
     p.add_argument(
         "--all",
         action="store_true",
