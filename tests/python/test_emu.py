@@ -98,3 +98,8 @@ def test_emulated_run_matches_the_simulated_one(scenario_path, tmp_path):
     g_emu = emu.flows["goodput_bps"][0]
     g_sim = sim.flows["goodput_bps"][0]
     assert abs(g_emu / g_sim - 1) < 0.05, (g_emu, g_sim)
+
+
+def test_reproduce_emu_needs_a_real_packet_version(tmp_path, capsys):
+    assert main(["reproduce", "markmax-s1-dt", "--emu", "--out", str(tmp_path / "x")]) == 2
+    assert "no real-packet version" in capsys.readouterr().err
