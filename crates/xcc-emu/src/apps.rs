@@ -46,7 +46,8 @@ pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::
     let end = Instant::now() + duration;
     let mut bytes = 0u64;
     s.set_write_timeout(Some(Duration::from_millis(50)))?;
-    while Instant::now() < end && size.is_none_or(|n| bytes < n) {
+    let stopped = || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed);
+    while Instant::now() < end && size.is_none_or(|n| bytes < n) && !stopped() {
         let want = size.map_or(chunk.len(), |n| (n - bytes).min(chunk.len() as u64) as usize);
         match s.write(&chunk[..want]) {
             Ok(n) => bytes += n as u64,

@@ -214,7 +214,10 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
     // Fine samples, so that each metrics interval's end falls within 10 ms of one.
     let sample = Dur(10_000_000);
     let udp = if udp_setups.is_empty() {
-        thread::sleep(duration.saturating_sub(t0.elapsed()));
+        // Wait for the end of the run, or Ctrl-C.
+        while t0.elapsed() < duration && !STOP.load(Ordering::Relaxed) {
+            thread::sleep(duration.saturating_sub(t0.elapsed()).min(Duration::from_millis(50)));
+        }
         Ok(Vec::new())
     } else {
         udp_transport::run(udp_setups, Time(s.duration_ns), sample)
