@@ -82,6 +82,7 @@ def emulate(
     result = RunResult.from_native(raw, native_version="emu", source=inp.source)
     result.run_info["mode"] = "emu"
     result.run_info["emu"] = raw.get("stats", {})
+    result.timing["wall_seconds"] = raw.get("stats", {}).get("sim_seconds")
     if out is not None:
         result.save(out)
     return result

@@ -46,7 +46,8 @@ pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::
     let end = Instant::now() + duration;
     let mut bytes = 0u64;
     s.set_write_timeout(Some(Duration::from_millis(50)))?;
-    while Instant::now() < end && size.is_none_or(|n| bytes < n) {
+    let stopped = || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed);
+    while Instant::now() < end && size.is_none_or(|n| bytes < n) && !stopped() {
         let want = size.map_or(chunk.len(), |n| (n - bytes).min(chunk.len() as u64) as usize);
         match s.write(&chunk[..want]) {
             Ok(n) => bytes += n as u64,
@@ -62,6 +63,21 @@ pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::
         let _ = s.read(&mut sink);
     }
     let info = sys::tcp_info(s.as_raw_fd())?;
+    if size.is_none() {
+        // The flow stops here: reset the connection rather than let the kernel drain a send
+        // buffer of megabytes after the end of the run.
+        let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+        // SAFETY: valid fd and struct linger.
+        unsafe {
+            libc::setsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                (&linger as *const libc::linger).cast(),
+                std::mem::size_of::<libc::linger>() as libc::socklen_t,
+            )
+        };
+    }
     Ok(BulkReport { bytes, info })
 }
 
@@ -94,7 +110,12 @@ pub fn tcp_sink(listener: TcpListener) -> io::Result<SinkReport> {
     let mut buf = vec![0u8; 256 * 1024];
     let mut r = SinkReport::default();
     loop {
-        let n = s.read(&mut buf)?;
+        let n = match s.read(&mut buf) {
+            Ok(n) => n,
+            // An unlimited flow ends with a reset (see `tcp_send`).
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => 0,
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             return Ok(r);
         }
@@ -140,4 +161,68 @@ pub fn udp_ping(sock: &UdpSocket, to: SocketAddr, count: usize, size: usize, gap
         std::thread::sleep(gap);
     }
     Ok(rtts)
+}
+
+/// Serves `count` request/response exchanges: each accepted connection reads `request` bytes,
+/// answers with `response` bytes and closes.
+pub fn tcp_txn_server(listener: TcpListener, count: usize, request: u64, response: u64) -> io::Result<()> {
+    let mut handlers = Vec::new();
+    for _ in 0..count {
+        let (mut s, _) = listener.accept()?;
+        handlers.push(std::thread::spawn(move || -> io::Result<()> {
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut got = 0u64;
+            while got < request {
+                let n = s.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                got += n as u64;
+            }
+            let body = vec![0x42u8; response as usize];
+            s.write_all(&body)?;
+            Ok(())
+        }));
+    }
+    for h in handlers {
+        let _ = h.join();
+    }
+    Ok(())
+}
+
+/// One transaction on an already established connection: at `at`, send `request` bytes, then
+/// read the `response`. Returns (response time, completion time) in seconds from `at`, `None`
+/// where it did not happen before `deadline`. The connection was set up beforehand, so, as in
+/// the simulator, the response time does not include the handshake.
+pub fn tcp_txn_client(
+    mut s: TcpStream,
+    at: Instant,
+    deadline: Instant,
+    request: u64,
+    response: u64,
+) -> io::Result<(Option<f64>, Option<f64>)> {
+    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+    let t0 = Instant::now();
+    s.write_all(&vec![0x21u8; request as usize])?;
+    let mut first = None;
+    let mut got = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    while got < response {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        s.set_read_timeout(Some(left))?;
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                first.get_or_insert(t0.elapsed().as_secs_f64());
+                got += n as u64;
+            }
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => break,
+            Err(e) => return Err(e),
+        }
+    }
+    let done = (got >= response).then(|| t0.elapsed().as_secs_f64());
+    Ok((first, done))
 }

@@ -53,6 +53,25 @@ fn addr(a: [u8; 4], port: u16) -> SocketAddr {
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(a), port))
 }
 
+/// Sets a listening socket's TCP congestion control (connections it accepts inherit it).
+fn set_listener_congestion(l: &TcpListener, name: &str) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: valid fd, buffer and length.
+    let r = unsafe {
+        libc::setsockopt(
+            l.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            name.as_ptr().cast(),
+            name.len() as libc::socklen_t,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::other(format!("TCP_CONGESTION {name}: {}", io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
 /// Which hosts carry MaxNet flows: xcclab's transport over UDP, or Linux TCP with the kernel's
 /// BPF `maxnet` congestion control and its TCP option (docs/kernel.md; `xcc kernel load` first,
 /// and run this process in the cgroup the sock_ops program is attached to).
@@ -81,10 +100,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             ));
         }
     }
-    if !s.arrivals.is_empty() || !s.transactions.is_empty() {
-        return Err(io::Error::other(
-            "xcc emu: [[arrivals]] and [[transactions]] are not emulated yet (only [[flow]] bulk flows)",
-        ));
+    if !s.arrivals.is_empty() {
+        return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
     }
     for f in &s.flows {
         if f.route.is_some() {
@@ -100,7 +117,10 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         .map(|h| {
             s.flows.iter().any(|f| {
                 plan.port_of(f.src) == Some(h) && matches!(f.kind, FlowKind::Bulk { transport, .. } if transport.ecn)
-            })
+            }) || s
+                .transactions
+                .iter()
+                .any(|t| t.transport.ecn && (plan.port_of(t.client) == Some(h) || plan.port_of(t.server) == Some(h)))
         })
         .collect();
     for (h, ecn) in plan.hosts.iter_mut().zip(&ecn_hosts) {
@@ -111,7 +131,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     let mut topo = Topology::create(hosts.clone())?;
     let att = plan.attachments();
     let delay_of = |r: &[u32]| -> u64 { r.iter().map(|&l| s.links[l as usize].delay_ns).sum() };
-    let route_delay = |a: usize, b: usize| -> u64 { plan.fabric.route(a, b).map_or(0, &delay_of) };
+    // One-way propagation delay between every pair of hosts (before the fabric moves away).
+    let n_hosts = plan.hosts.len();
+    let delays: Vec<u64> =
+        (0..n_hosts * n_hosts).map(|k| plan.fabric.route(k / n_hosts, k % n_hosts).map_or(0, &delay_of)).collect();
+    let route_delay = |a: usize, b: usize| -> u64 { delays[a * n_hosts + b] };
     let flow_ports: Vec<(usize, usize)> =
         s.flows.iter().map(|f| (plan.port_of(f.src).unwrap(), plan.port_of(f.dst).unwrap())).collect();
     let two_way: Vec<u64> = flow_ports.iter().map(|&(a, b)| route_delay(a, b) + route_delay(b, a)).collect();
@@ -187,19 +211,109 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 start: Time(f.start_ns),
                 stop: f.stop_ns.map(Time),
                 two_way_delay: Dur(two_way[i]),
+                then: None,
             }),
         }
     }
-    let sample = Dur(if interval > 0 { interval } else { 100_000_000 });
+    // Transactions: evenly spaced over [start, stop) as in the simulator. Explicit protocols
+    // run a request flow then a response flow on the UDP transport; NewReno uses one Linux TCP
+    // connection per transaction, opened at the start of the run so that, as in the
+    // simulator, the response time does not include a handshake.
+    let n_flows = s.flows.len();
+    let mut txns: Vec<TxnOut> = Vec::new();
+    let mut tcp_txn_threads = Vec::new();
+    let mut tcp_txn_servers = Vec::new();
+    let deadline = t0 + duration;
+    for (g, t) in s.transactions.iter().enumerate() {
+        let (c, sv) = (plan.port_of(t.client).unwrap(), plan.port_of(t.server).unwrap());
+        let rtt = route_delay(c, sv) + route_delay(sv, c);
+        let port = 30000 + g as u16;
+        // Kernel MaxNet (--stack kernel): Linux TCP with the BPF `maxnet` congestion control.
+        let txn_cc = match (t.cc, stack) {
+            (Cc::NewReno { .. }, _) => Some("reno"),
+            (Cc::MaxNet { .. }, Stack::Kernel) => Some("maxnet"),
+            _ => None,
+        };
+        let tcp = txn_cc.is_some();
+        if tcp && t.count > 0 {
+            let listener = sys::in_netns(&hosts[sv].path(), || TcpListener::bind(addr(hosts[sv].addr, port)))?;
+            // The server sends the responses: its accepted sockets inherit the listener's.
+            set_listener_congestion(&listener, txn_cc.unwrap_or("reno"))?;
+            let (count, rq, rs) = (t.count as usize, t.request_bytes, t.response_bytes);
+            tcp_txn_servers.push(thread::spawn(move || apps::tcp_txn_server(listener, count, rq, rs)));
+        }
+        for k in 0..t.count as u64 {
+            let at = t.start_ns + (t.stop_ns - t.start_ns) * k / t.count as u64;
+            let idx = txns.len();
+            txns.push(TxnOut { group: g, start_ns: at, response_s: f64::NAN, completion_s: f64::NAN });
+            if tcp {
+                let (cns, dst) = (hosts[c].path(), addr(hosts[sv].addr, port));
+                let (rq, rs) = (t.request_bytes, t.response_bytes);
+                let at = t0 + Duration::from_nanos(at);
+                tcp_txn_threads.push((
+                    idx,
+                    thread::spawn(move || -> io::Result<(Option<f64>, Option<f64>)> {
+                        let stream = sys::in_netns(&cns, || TcpStream::connect(dst))?;
+                        apps::set_tcp_congestion(&stream, txn_cc.unwrap_or("reno"))?;
+                        stream.set_nodelay(true)?;
+                        apps::tcp_txn_client(stream, at, deadline, rq, rs)
+                    }),
+                ));
+            } else {
+                let id = (n_flows + 2 * idx) as u32;
+                let base = udp_setups.len();
+                let mk = |id: u32, a: usize, b: usize, size: u64, start: Time, then: Option<usize>| FlowSetup {
+                    id,
+                    src_netns: hosts[a].path(),
+                    dst_netns: hosts[b].path(),
+                    src_addr: hosts[a].addr,
+                    dst_addr: hosts[b].addr,
+                    cc: t.cc,
+                    transport: t.transport,
+                    size_bytes: Some(size),
+                    start,
+                    stop: None,
+                    two_way_delay: Dur(rtt),
+                    then,
+                };
+                udp_setups.push(mk(id, c, sv, t.request_bytes, Time(at), Some(base + 1)));
+                udp_setups.push(mk(id + 1, sv, c, t.response_bytes, Time::NEVER, None));
+            }
+        }
+    }
+    // Fine samples, so that each metrics interval's end falls within 10 ms of one.
+    let sample = Dur(10_000_000);
     let udp = if udp_setups.is_empty() {
-        thread::sleep(duration.saturating_sub(t0.elapsed()));
+        // Wait for the end of the run, or Ctrl-C.
+        while t0.elapsed() < duration && !STOP.load(Ordering::Relaxed) {
+            thread::sleep(duration.saturating_sub(t0.elapsed()).min(Duration::from_millis(50)));
+        }
         Ok(Vec::new())
     } else {
         udp_transport::run(udp_setups, Time(s.duration_ns), sample)
     };
-    let mut outs = vec![FlowOut::default(); s.flows.len()];
+    let mut outs = vec![FlowOut::default(); s.flows.len() + 2 * txns.len()];
     let mut first_err = udp.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
     for r in udp.unwrap_or_default() {
+        if r.id as usize >= n_flows {
+            // A transaction's request or response flow.
+            let k = (r.id as usize - n_flows) / 2;
+            let start = txns[k].start_ns;
+            if (r.id as usize - n_flows) % 2 == 1 {
+                let since = |t: Time| t.as_ns().saturating_sub(start) as f64 * 1e-9;
+                txns[k].response_s = r.first_byte_at.map_or(f64::NAN, since);
+                txns[k].completion_s = r.received_all_at.map_or(f64::NAN, since);
+            }
+            let o = &mut outs[r.id as usize];
+            o.bytes_delivered = r.bytes_delivered;
+            o.retransmits = r.retransmits;
+            o.timeouts = r.timeouts;
+            let began = r.started_at.unwrap_or(Time(start));
+            o.fct_s = r.received_all_at.map_or(f64::NAN, |t| t.as_ns().saturating_sub(began.as_ns()) as f64 * 1e-9);
+            o.min_rtt_s = f64::NAN;
+            o.srtt_s = f64::NAN;
+            continue;
+        }
         let o = &mut outs[r.id as usize];
         o.bytes_delivered = r.bytes_delivered;
         o.retransmits = r.retransmits;
@@ -222,13 +336,16 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             (Ok(sent), Ok(got)) => {
                 let o = &mut outs[i];
                 o.bytes_sent = sent.info.bytes_sent;
-                o.bytes_delivered = got.bytes;
+                // Only what arrived within the run (and before the flow's stop) counts.
+                let off = start_ns as f64 * 1e-9;
+                let end = s.flows[i].stop_ns.map_or(s.duration_ns, |n| n.min(s.duration_ns)) as f64 * 1e-9;
+                let samples: Vec<(f64, u64, f64)> = got.samples.iter().map(|&(t, b)| (t + off, b, f64::NAN)).collect();
+                o.bytes_delivered = bytes_at(&samples, end);
                 o.retransmits = sent.info.total_retrans as u64;
                 o.ce_received = sent.info.delivered_ce as u64;
                 o.min_rtt_s = sent.info.min_rtt_us as f64 * 1e-6;
                 o.srtt_s = sent.info.rtt_us as f64 * 1e-6;
-                let off = start_ns as f64 * 1e-9;
-                o.samples = got.samples.iter().map(|&(t, b)| (t + off, b, f64::NAN)).collect();
+                o.samples = samples;
                 o.fct_s = match s.flows[i].kind {
                     FlowKind::Bulk { size_bytes: Some(n), .. } if got.bytes >= n => {
                         got.samples.last().map_or(f64::NAN, |x| x.0)
@@ -262,6 +379,19 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             }
         }
     }
+    for (idx, h) in tcp_txn_threads {
+        match h.join().map_err(|_| io::Error::other("transaction thread panicked"))? {
+            Ok((first, done)) => {
+                txns[idx].response_s = first.unwrap_or(f64::NAN);
+                txns[idx].completion_s = done.unwrap_or(f64::NAN);
+            }
+            Err(e) => {
+                first_err.get_or_insert(io::Error::new(e.kind(), format!("transaction {idx}: {e}")));
+            }
+        }
+    }
+    // Servers whose clients failed may still wait in accept(): they go with the namespaces.
+    drop(tcp_txn_servers);
     // Let the last FIN/ACK exchanges cross the router before it stops: a socket left in
     // LAST_ACK retransmits into a dismantled namespace for minutes and keeps its congestion
     // control (kernel MaxNet's BPF map) alive that long.
@@ -288,11 +418,19 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             "the kernel dropped {drops} packet(s) at the TUN devices (router too slow for this load): {kernel:?}"
         )));
     }
-    let json = tables(s, &plan, &router, &outs);
+    let json = tables(s, &plan, &router, &outs, &txns);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
 
-fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value {
+/// One transaction's outcome (seconds from its start; NaN where it did not happen).
+struct TxnOut {
+    group: usize,
+    start_ns: u64,
+    response_s: f64,
+    completion_s: f64,
+}
+
+fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[TxnOut]) -> Value {
     let node = |n: u32| s.nodes[n as usize].name.clone();
     let dur_s = s.duration_ns as f64 * 1e-9;
     let mut flows: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
@@ -328,6 +466,52 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
         push(&mut flows, "ce_received", json!(o.ce_received));
         push(&mut flows, "min_rtt_s", nan(o.min_rtt_s));
         push(&mut flows, "srtt_s", nan(o.srtt_s));
+    }
+    for (k, t) in txns.iter().enumerate() {
+        let g = &s.transactions[t.group];
+        for (part, src, dst, size) in
+            [("request", g.client, g.server, g.request_bytes), ("response", g.server, g.client, g.response_bytes)]
+        {
+            let i = s.flows.len() + 2 * k + usize::from(part == "response");
+            let o = &outs[i];
+            let nan = |x: f64| if x.is_finite() { json!(x) } else { json!(f64::NAN) };
+            push(&mut flows, "flow_id", json!(i));
+            push(&mut flows, "name", json!(format!("{}#{k}/{part}", g.name)));
+            push(&mut flows, "kind", json!(part));
+            push(&mut flows, "src", json!(node(src)));
+            push(&mut flows, "dst", json!(node(dst)));
+            push(&mut flows, "cc", json!(g.cc.name()));
+            push(&mut flows, "start_s", json!(t.start_ns as f64 * 1e-9));
+            push(&mut flows, "stop_s", json!(f64::NAN));
+            push(&mut flows, "size_bytes", json!(size));
+            push(&mut flows, "bytes_sent", json!(o.bytes_sent));
+            push(&mut flows, "bytes_delivered", json!(o.bytes_delivered));
+            let goodput = if o.fct_s > 0.0 { o.bytes_delivered as f64 * 8.0 / o.fct_s } else { f64::NAN };
+            push(&mut flows, "goodput_bps", nan(goodput));
+            push(&mut flows, "fct_s", nan(o.fct_s));
+            push(&mut flows, "packets_dropped", json!(-1));
+            push(&mut flows, "retransmits", json!(o.retransmits));
+            push(&mut flows, "timeouts", json!(o.timeouts));
+            push(&mut flows, "fast_recoveries", json!(-1));
+            push(&mut flows, "ecn_reductions", json!(-1));
+            push(&mut flows, "ce_received", json!(o.ce_received));
+            push(&mut flows, "min_rtt_s", json!(f64::NAN));
+            push(&mut flows, "srtt_s", json!(f64::NAN));
+        }
+    }
+    let mut transactions: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
+    for (k, t) in txns.iter().enumerate() {
+        let g = &s.transactions[t.group];
+        let nan = |x: f64| if x.is_finite() { json!(x) } else { json!(f64::NAN) };
+        push(&mut transactions, "txn_id", json!(k));
+        push(&mut transactions, "name", json!(g.name));
+        push(&mut transactions, "client", json!(node(g.client)));
+        push(&mut transactions, "server", json!(node(g.server)));
+        push(&mut transactions, "request_bytes", json!(g.request_bytes));
+        push(&mut transactions, "response_bytes", json!(g.response_bytes));
+        push(&mut transactions, "start_s", json!(t.start_ns as f64 * 1e-9));
+        push(&mut transactions, "response_time_s", nan(t.response_s));
+        push(&mut transactions, "completion_time_s", nan(t.completion_s));
     }
     let mut links: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
     for (i, (l, e)) in s.links.iter().zip(&router.fabric.links).enumerate() {
@@ -384,7 +568,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
             while k as f64 * interval <= dur_s + 1e-9 {
                 let t = k as f64 * interval;
                 let upto = o.samples.iter().take_while(|x| x.0 <= t).last();
-                let delivered = upto.map_or(0, |x| x.1);
+                let delivered = bytes_at(&o.samples, t);
                 let srtt = upto.map_or(f64::NAN, |x| x.2);
                 push(&mut flow_series, "time_s", json!(t));
                 push(&mut flow_series, "flow_id", json!(i));
@@ -406,10 +590,14 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
             "links": links,
             "flow_series": flow_series,
             "link_series": link_series,
-            "transactions": {},
+            "transactions": transactions,
         },
         "stats": {
             "mode": "emu",
+            // What `xcc` prints for every run: here packets the router read and link crossings.
+            "sim_seconds": dur_s,
+            "events": st.packets_read,
+            "packet_hops": router.fabric.links.iter().map(|l| l.stats.packets_out).sum::<u64>(),
             "packets_read": st.packets_read,
             "forwarded": st.forwarded,
             "dropped_by_links": st.dropped_by_links,
@@ -424,6 +612,16 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut]) -> Value
             "hosts": plan.hosts.iter().map(|h| h.name.clone()).collect::<Vec<_>>(),
         },
     })
+}
+
+/// Cumulative bytes at time `t`, interpolated linearly between samples `(time, bytes, _)`.
+fn bytes_at(samples: &[(f64, u64, f64)], t: f64) -> u64 {
+    let i = samples.partition_point(|x| x.0 <= t);
+    match (i.checked_sub(1).map(|k| samples[k]), samples.get(i)) {
+        (None, _) => 0,
+        (Some(a), None) => a.1,
+        (Some(a), Some(b)) => a.1 + ((b.1 - a.1) as f64 * (t - a.0) / (b.0 - a.0).max(1e-12)) as u64,
+    }
 }
 
 /// Time-average queue from the samples (bytes, packets); zero without samples.

@@ -47,6 +47,10 @@ pub struct FlowSetup {
     pub stop: Option<Time>,
     /// Round-trip propagation delay of the path (MaxNet's echoer averages over it).
     pub two_way_delay: Dur,
+    /// Index (in the setups given to [`run`]) of a flow that starts when this flow's receiver
+    /// has all `size_bytes` (a transaction's response after its request); that flow's own
+    /// `start` should be `Time::NEVER`.
+    pub then: Option<usize>,
 }
 
 /// Per-flow results, with a goodput sample per `sample_every`.
@@ -55,7 +59,11 @@ pub struct FlowResult {
     pub id: u32,
     pub bytes_delivered: u64,
     pub first_byte_at: Option<Time>,
+    /// When the receiver had every byte of a sized flow.
+    pub received_all_at: Option<Time>,
     pub completed_at: Option<Time>,
+    /// When the flow started (its `start`, or when the flow before it completed).
+    pub started_at: Option<Time>,
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
@@ -193,6 +201,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
     let mut buf = Vec::with_capacity(2048);
     let mut rbuf = vec![0u8; 2048];
     let mut next_sample = Time::ZERO;
+    let mut triggered: Vec<(usize, Time)> = Vec::new();
     let mut pfds: Vec<libc::pollfd> = rx_socks
         .iter()
         .map(|s| s.as_raw_fd())
@@ -200,6 +209,11 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
         .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
         .collect();
     loop {
+        for (j, at) in triggered.drain(..) {
+            if let Some(f) = flows.get_mut(j) {
+                f.setup.start = f.setup.start.min(at);
+            }
+        }
         let t = now();
         if t >= until
             || flows.iter().all(|f| f.result.completed_at.is_some())
@@ -214,6 +228,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
                 let cfg = transport_config(&f.setup.transport);
                 let ctl = controller(&f.setup.cc, &f.setup.transport);
                 f.sender = Some(Sender::new(FlowId(f.setup.id), cfg, ctl, f.setup.size_bytes, t));
+                f.result.started_at = Some(t);
                 f.receiver = Some(Receiver::new(FlowId(f.setup.id), cfg, echoer(&f.setup.cc, f.setup.two_way_delay)));
             }
             let (Some(snd), Some(rcv)) = (f.sender.as_mut(), f.receiver.as_mut()) else {
@@ -310,6 +325,14 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
                             f.result.first_byte_at = Some(t);
                         }
                         f.result.bytes_delivered += fresh;
+                        if f.result.received_all_at.is_none()
+                            && f.setup.size_bytes.is_some_and(|n| f.result.bytes_delivered >= n)
+                        {
+                            f.result.received_all_at = Some(t);
+                            if let Some(j) = f.setup.then {
+                                triggered.push((j, t));
+                            }
+                        }
                         let back = SocketAddrV4::new(Ipv4Addr::from(f.setup.src_addr), sender_port(f.setup.id));
                         while let Some(a) = r.poll_transmit(t) {
                             encode_payload(&a, &mut buf)?;
