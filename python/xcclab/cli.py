@@ -135,7 +135,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         out = Path(args.out) if args.out else Path("results") / f"{experiment.id}-{args.stack}"
         report = module.run(
-            out, quick=args.quick, stack=args.stack, log=lambda m: print(m, file=sys.stderr)
+            out,
+            quick=args.quick,
+            stack=args.stack,
+            experiment=experiment.id,
+            log=lambda m: print(m, file=sys.stderr),
         )
         print(f"report: {report}")
         return 0

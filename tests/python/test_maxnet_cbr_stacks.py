@@ -31,3 +31,13 @@ def test_only_experiments_with_a_stack_version_accept_stack(capsys):
 def test_unknown_stack_is_refused():
     with pytest.raises(ValueError, match="expected one of"):
         stacks.run("/nonexistent", stack="ns3")
+
+
+def test_the_mice_experiments_have_a_stack_version():
+    from xcclab.reproduce import mice_stacks
+
+    assert stack_module("mice-http-200") is mice_stacks
+    assert stack_module("mice-http-50") is mice_stacks
+    assert set(mice_stacks.EXPERIMENTS) == {"mice-http-50", "mice-http-200"}
+    with pytest.raises(ValueError, match="expected one of"):
+        mice_stacks.run("/nonexistent", stack="ns3")

@@ -160,8 +160,13 @@ def run(experiment_id: str, out_dir: str | Path, *, quick: bool = False) -> Path
 
 
 #: Experiments that also run on real packets through the emu router, by stack (`xcc reproduce
-#: ID --stack kernel|udp`): module under xcclab.reproduce with ``run(out, quick, stack=...)``.
-STACK_MODULES: dict[str, str] = {"maxnet-cbr": "maxnet_cbr_stacks"}
+#: ID --stack kernel|udp`): module under xcclab.reproduce with
+#: ``run(out, quick, stack=..., experiment=ID)``.
+STACK_MODULES: dict[str, str] = {
+    "maxnet-cbr": "maxnet_cbr_stacks",
+    "mice-http-50": "mice_stacks",
+    "mice-http-200": "mice_stacks",
+}
 
 
 def stack_module(experiment_id: str) -> ModuleType:

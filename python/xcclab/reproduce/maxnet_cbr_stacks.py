@@ -106,10 +106,13 @@ def run(
     quick: bool = False,
     *,
     stack: str = "kernel",
+    experiment: str = ID,
     log: Callable[[str], None] | None = None,
     progress: bool = True,
 ) -> Path:
     """Runs the three stacks and writes report.md, metrics.json and figures into ``out_dir``."""
+    if experiment != ID:
+        raise ValueError(f"{__name__} runs {ID}, not {experiment}")
     if stack not in STACKS:
         raise ValueError(f"stack {stack!r}: expected one of {', '.join(STACKS)}")
     log = log or (lambda _msg: None)
