@@ -23,8 +23,10 @@ venv: $(BIN)/maturin
 
 # Release build of crates/xcc-py into python/xcclab/_native*.so and an editable install of the
 # package (with the `xcc` script) into the venv; its deps are already there from `make venv`.
+# Also the `xcc-emu` binary that `xcc emu` runs (target/release/xcc-emu).
 build: venv
 	$(BIN)/maturin develop --release
+	cargo build --release -p xcc-emu
 	@$(PY) -c "import xcclab._native as n; print('xcclab._native', n.version())"
 
 demo: build

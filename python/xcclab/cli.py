@@ -5,13 +5,17 @@
     xcc validate SCENARIO                                 check a scenario file
     xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
-    xcc reproduce ID --out DIR [--quick] | --list         reproduce a paper experiment
+    xcc reproduce ID --out DIR [--quick] [--emu] | --list reproduce a paper experiment
+    xcc reproduce ID --out DIR [--quick] [--stack S] | --list   reproduce a paper experiment
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
     xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
+    xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
+    xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
+    xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -123,6 +127,29 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         _err(exc.args[0])
         return EXIT_BAD_INPUT
     out = Path(args.out) if args.out else Path("results") / experiment.id
+    if args.stack != "sim":
+        try:
+            module = reproduce.stack_module(experiment.id)
+        except KeyError as exc:
+            _err(exc.args[0])
+            return EXIT_BAD_INPUT
+        out = Path(args.out) if args.out else Path("results") / f"{experiment.id}-{args.stack}"
+        report = module.run(
+            out,
+            quick=args.quick,
+            stack=args.stack,
+            experiment=experiment.id,
+            log=lambda m: print(m, file=sys.stderr),
+        )
+        print(f"report: {report}")
+        return 0
+    if args.emu:
+        if not hasattr(module, "run_emu"):
+            _err(f"reproduce: {experiment.id} has no real-packet version (--emu)")
+            return EXIT_BAD_INPUT
+        report = module.run_emu(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+        print(f"report: {report}")
+        return 0
     report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     print(f"report: {report}")
     return 0
@@ -238,6 +265,71 @@ def cmd_plot_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kernel(args: argparse.Namespace) -> int:
+    from .kernel import loader
+    from .kernel.build import KernelUnavailable
+
+    try:
+        if args.action == "load":
+            params = loader.MaxNetParams(
+                t_s=args.t,
+                alpha=args.alpha,
+                eta=args.eta,
+                x_max_bps=args.x_max,
+                maxstart=not args.no_maxstart,
+                set_cc=args.set_cc,
+                fixed_price_s=args.fixed_price,
+            )
+            state = loader.load(params, cgroup=args.cgroup)
+        elif args.action == "unload":
+            state = loader.unload()
+        else:
+            state = loader.status()
+    except KernelUnavailable as exc:
+        _err(f"kernel MaxNet unavailable here: {exc}")
+        return EXIT_RUN_FAILED
+    print(json.dumps(state, indent=2))
+    if args.action == "unload" and "maxnet" in state["struct_ops"]:
+        _err("maxnet is still registered (bpftool struct_ops list)")
+        return EXIT_RUN_FAILED
+    return 0
+
+
+def cmd_emu(args: argparse.Namespace) -> int:
+    from .emu import cleanup, emulate
+
+    if args.cleanup:
+        names = cleanup()
+        for n in names:
+            print(f"deleted namespace {n}")
+        print(f"{len(names)} leftover namespace(s) removed")
+        return 0
+    if args.scenario is None or args.out is None:
+        _err("xcc emu needs SCENARIO and --out DIR (or --cleanup)")
+        return EXIT_BAD_INPUT
+    result = emulate(args.scenario, seed=args.seed, out=args.out)
+    # events = packets the router read, packet-hops = link crossings (docs/emu.md).
+    print(result.summary().replace(" s simulated, ", " s emulated, ", 1))
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import differences, render
+    from .emu import emulate
+    from .results import run
+
+    out = Path(args.out) if args.out else None
+    sim = run(args.scenario, out=out / "sim" if out else None)
+    emu = emulate(args.scenario, out=out / "emu" if out else None)
+    d = differences(sim, emu)
+    text = render(d)
+    print(text)
+    if out is not None:
+        (out / "compare.md").write_text(text, encoding="utf-8")
+        (out / "compare.json").write_text(json.dumps(d, indent=2), encoding="utf-8")
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -265,6 +357,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_run)
 
+    p = sub.add_parser("emu", help="run a scenario on real packets (root; docs/emu.md)")
+    p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario file (.toml or .json)")
+    p.add_argument("--out", metavar="DIR", help="run directory to write")
+    p.add_argument("--seed", type=int, help="override the scenario's seed")
+    p.add_argument("--cleanup", action="store_true", help="delete namespaces left by a crashed run")
+    p.set_defaults(func=cmd_emu)
+
+    p = sub.add_parser("compare", help="simulate and emulate a scenario, report the differences")
+    p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument(
+        "--out", metavar="DIR", help="write sim/, emu/, compare.md and compare.json here"
+    )
+    p.set_defaults(func=cmd_compare)
+
     p = sub.add_parser("validate", help="check a scenario file")
     p.add_argument("scenario", metavar="SCENARIO")
     p.set_defaults(func=cmd_validate)
@@ -285,6 +391,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default results/ID)")
     p.add_argument("--quick", action="store_true", help="short runs (for tests)")
     p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument(
+        "--stack",
+        choices=["sim", "udp", "kernel"],
+        default="sim",
+        help="real packets through the emu router: MaxNet on the UDP transport or kernel TCP"
+        " (root; docs/kernel.md); the report overlays both and the simulator",
+    )
+    p.add_argument(
+        "--emu",
+        action="store_true",
+        help="also on real packets (root; namespaces + TUN router): report in OUT/emu/",
+    )
     p.add_argument(
         "--all",
         action="store_true",
@@ -352,6 +470,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
     p.add_argument("--format", action="append", choices=["png", "svg", "pdf"])
     p.set_defaults(func=cmd_plot_sweep)
+
+    p = sub.add_parser("kernel", help="MaxNet TCP in the Linux kernel via BPF (root)")
+    p.add_argument("action", choices=["load", "unload", "status"])
+    p.add_argument("--cgroup", default="xcc-maxnet", help="child cgroup for sock_ops (xcc-maxnet)")
+    p.add_argument("--t", type=float, default=0.4, help="demand scale T, seconds (0.4)")
+    p.add_argument("--alpha", type=float, default=0.66, help="loop gain alpha (0.66)")
+    p.add_argument("--eta", type=float, default=0.06, help="lead-lag zero eta (0.06)")
+    p.add_argument("--x-max", type=float, default=1e15, help="largest rate, bit/s (1e15)")
+    p.add_argument("--no-maxstart", action="store_true", help="start from the price law")
+    p.add_argument(
+        "--set-cc", action="store_true", help="make every TCP socket in the cgroup use maxnet"
+    )
+    p.add_argument(
+        "--fixed-price", type=float, metavar="SECONDS", help="test mode: receivers stamp this"
+    )
+    p.set_defaults(func=cmd_kernel)
     return parser
 
 

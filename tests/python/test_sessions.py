@@ -67,13 +67,23 @@ def test_bad_experiment_names_the_field():
 
 
 def test_slbn_1a_quick_report(tmp_path):
-    from xcclab.reproduce import run
+    """The report of slbn-1a on the quick network, with two of its protocols (ERICA and BFYZ
+    take a minute each even there) and one that does not exist, listed as pending."""
+    from dataclasses import replace
 
-    report = run("slbn-1a", tmp_path / "r", quick=True)
+    from xcclab.reproduce.slbn_1a import SETUP
+    from xcclab.reproduce.slbn_common import run_setup
+
+    setup = replace(SETUP, protocols=("slbn", "cobb", "rcp"))
+    report = run_setup(setup, tmp_path / "r", quick=True)
     text = report.read_text()
-    assert "SLBN" in text and "Pending protocols" in text
+    assert "SLBN" in text and "COBB" in text and "Pending protocols" in text and "RCP" in text
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
-    assert "slbn" in metrics["measured"]
+    assert set(metrics["measured"]) == {"slbn", "cobb"}
+    assert metrics["pending"] == ["rcp"]
+    # SLBN has converged exactly by the end of the quick run; COBB has not.
+    slbn, cobb = metrics["measured"]["slbn"], metrics["measured"]["cobb"]
+    assert abs(slbn["final_es_p90"]) < 0.01 and cobb["es_spread_avg"] > slbn["es_spread_avg"]
 
 
 def test_slbn_2a_benchmark_is_the_reproduction():

@@ -153,7 +153,8 @@ pub struct Simulation {
     packet_hops: u64,
 }
 
-fn transport_config(t: &model::Transport) -> TransportConfig {
+/// The transport configuration of a flow (shared with the UDP transport of `xcc-emu`).
+pub fn transport_config(t: &model::Transport) -> TransportConfig {
     TransportConfig {
         mss_bytes: t.mss_bytes,
         header_bytes: t.header_bytes,
@@ -167,7 +168,8 @@ fn transport_config(t: &model::Transport) -> TransportConfig {
     }
 }
 
-fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
+/// The sender's controller of a flow (shared with the UDP transport of `xcc-emu`).
+pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
     match *cc {
         Cc::NewReno { initial_window } => AnyController::NewReno(NewReno::new(NewRenoConfig {
             mss_bytes: t.mss_bytes,
@@ -199,7 +201,19 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
     }
 }
 
-fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
+/// The receiver's echoer of a flow; `two_way_delay` is the path's round-trip propagation delay
+/// (shared with the UDP transport of `xcc-emu`).
+pub fn echoer(cc: &Cc, two_way_delay: Dur) -> AnyEchoer {
+    match cc {
+        // MaxNet's receiver averages the price over one RTT: the path's two-way propagation
+        // delay.
+        Cc::MaxNet { .. } => AnyEchoer::MaxNet(MaxNetEcho::new(two_way_delay)),
+        _ => AnyEchoer::Plain(PlainEcho::default()),
+    }
+}
+
+/// The link algorithm a scenario's queue asks for (shared with the TUN router of `xcc-emu`).
+pub fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
     match q {
         Queue::DropTail => AnyLinkAlgorithm::DropTail(DropTail::new(DropTailConfig::default())),
         Queue::Red(p) => AnyLinkAlgorithm::Red(Red::new(
@@ -706,18 +720,11 @@ impl Simulation {
             (Some(cc), Some(t), _) => {
                 let cfg = transport_config(&t);
                 let sender = Sender::new(FlowId(f), cfg, controller(&cc, &t), rec.size, now);
-                let echo = match cc {
-                    // MaxNet's receiver averages the price over one RTT: the path's two-way
-                    // propagation delay.
-                    Cc::MaxNet { .. } => {
-                        let (fwd, rev) = (rec.fwd, rec.rev);
-                        let delay = |r: Route| -> u64 {
-                            (0..r.len).map(|k| self.links[self.routes.hop(r, k) as usize].delay.as_ns()).sum()
-                        };
-                        AnyEchoer::MaxNet(MaxNetEcho::new(Dur(delay(fwd) + delay(rev))))
-                    }
-                    _ => AnyEchoer::Plain(PlainEcho::default()),
+                let (fwd, rev) = (rec.fwd, rec.rev);
+                let delay = |r: Route| -> u64 {
+                    (0..r.len).map(|k| self.links[self.routes.hop(r, k) as usize].delay.as_ns()).sum()
                 };
+                let echo = echoer(&cc, Dur(delay(fwd) + delay(rev)));
                 let rec = &mut self.flows[f as usize];
                 let receiver = Receiver::new(FlowId(f), cfg, echo);
                 rec.ep = Endpoints::Bulk { sender, receiver };

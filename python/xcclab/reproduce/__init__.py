@@ -159,3 +159,21 @@ def get(experiment_id: str) -> Experiment:
 def run(experiment_id: str, out_dir: str | Path, *, quick: bool = False) -> Path:
     """Run experiment ``experiment_id`` into ``out_dir``; return the report path."""
     return get(experiment_id).load().run(Path(out_dir), quick=quick)
+
+
+#: Experiments that also run on real packets through the emu router, by stack (`xcc reproduce
+#: ID --stack kernel|udp`): module under xcclab.reproduce with
+#: ``run(out, quick, stack=..., experiment=ID)``.
+STACK_MODULES: dict[str, str] = {
+    "maxnet-cbr": "maxnet_cbr_stacks",
+    "mice-http-50": "mice_stacks",
+    "mice-http-200": "mice_stacks",
+}
+
+
+def stack_module(experiment_id: str) -> ModuleType:
+    """The real-packet version of an experiment, or KeyError naming the ones that have one."""
+    if experiment_id not in STACK_MODULES:
+        have = ", ".join(sorted(STACK_MODULES))
+        raise KeyError(f"experiment {experiment_id!r} has no --stack version (only: {have})")
+    return importlib.import_module(f"{__name__}.{STACK_MODULES[experiment_id]}")

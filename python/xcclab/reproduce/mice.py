@@ -37,10 +37,16 @@ SENSITIVITY_STACKS = ("maxnet", "reno-red")
 
 
 def scenario(
-    stack: str, k: int, rate: str = "10Mbps", scale: float = 1.0, window_s: float = 20.0
+    stack: str,
+    k: int,
+    rate: str = "10Mbps",
+    scale: float = 1.0,
+    window_s: float = 20.0,
+    maxnet_transport: dict[str, Any] | None = None,
 ) -> Scenario:
     """One run: ``stack`` in STACKS, ``k`` transactions arriving uniformly over ``window_s``
-    from 20 s, bottleneck ``rate``."""
+    from 20 s, bottleneck ``rate``. ``maxnet_transport`` overrides MaxNet's transport (the
+    real-packet runs need packets that fit a 1500-byte MTU)."""
     sc = Scenario(f"mice-{stack}-k{k}", duration=f"{T_F_S * scale:g}s", seed=1)
     for h in ("ftp", "web", "sink", "client"):
         sc.add_host(h)
@@ -48,7 +54,7 @@ def scenario(
     if stack == "maxnet":
         queue: Any = {"kind": "maxnet", "mu": 0.95}
         cc: Any = "maxnet"
-        transport: dict[str, Any] = {}
+        transport: dict[str, Any] = dict(maxnet_transport or {})
     else:
         queue = dict(RED, action="mark") if stack.endswith("ecn") else dict(RED)
         cc = "newreno"

@@ -13,3 +13,10 @@ CLAIM = "MaxNet answers within 135 ms and keeps no queue; RED keeps a backlog"
 def run(out_dir, quick=False, *, log=None, progress=True):
     """Run the three stacks with K = 200 on a 10 Mbit/s bottleneck."""
     return run_mice(ID, 200, "10Mbps", out_dir, quick, log=log, progress=progress)
+
+
+def run_emu(out_dir, quick=False, *, log=None):
+    """Both stacks simulated and on real packets (root); report in out_dir/emu/."""
+    from .mice_emu import run_mice_emu
+
+    return run_mice_emu(ID, 200, "10Mbps", out_dir, quick, log=log)

@@ -10,6 +10,7 @@ pub mod jetmax;
 pub mod maxnet;
 pub mod piqi_rcp;
 pub mod segment;
+pub mod tcp_option;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;

@@ -1,0 +1,228 @@
+//! Traffic written in the project, on real Linux sockets: a TCP bulk sender and sink, and a UDP
+//! echo for round-trip times. Each runs in the calling thread; sockets are created by the
+//! caller inside the right namespace (`sys::in_netns`), where they stay.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use crate::sys::{self, TcpInfo};
+
+/// Sets the socket's TCP congestion control (`reno`, `cubic`, ...).
+pub fn set_tcp_congestion(s: &TcpStream, name: &str) -> io::Result<()> {
+    // SAFETY: valid fd, buffer and length.
+    let r = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            name.as_ptr().cast(),
+            name.len() as libc::socklen_t,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::other(format!("TCP_CONGESTION {name}: {}", io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
+/// What a bulk sender saw: bytes written and the kernel's view at the end.
+#[derive(Clone, Debug)]
+pub struct BulkReport {
+    pub bytes: u64,
+    pub info: TcpInfo,
+}
+
+/// Writes as fast as the connection takes for `duration`, then reads `TCP_INFO` and closes.
+pub fn tcp_bulk_send(s: TcpStream, duration: Duration) -> io::Result<BulkReport> {
+    tcp_send(s, duration, None)
+}
+
+/// Writes `size` bytes (or without limit) until `duration` has passed, then reads `TCP_INFO`
+/// (after the last byte was acknowledged, for a sized transfer) and closes.
+pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::Result<BulkReport> {
+    let chunk = vec![0x5Au8; 64 * 1024];
+    let end = Instant::now() + duration;
+    let mut bytes = 0u64;
+    s.set_write_timeout(Some(Duration::from_millis(50)))?;
+    let stopped = || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed);
+    while Instant::now() < end && size.is_none_or(|n| bytes < n) && !stopped() {
+        let want = size.map_or(chunk.len(), |n| (n - bytes).min(chunk.len() as u64) as usize);
+        match s.write(&chunk[..want]) {
+            Ok(n) => bytes += n as u64,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if size.is_some() {
+        s.shutdown(std::net::Shutdown::Write)?;
+        // Wait (bounded by the run) for the peer to read everything and close.
+        let mut sink = [0u8; 64];
+        s.set_read_timeout(Some(end.saturating_duration_since(Instant::now()).max(Duration::from_millis(1))))?;
+        let _ = s.read(&mut sink);
+    }
+    let info = sys::tcp_info(s.as_raw_fd())?;
+    if size.is_none() {
+        // The flow stops here: reset the connection rather than let the kernel drain a send
+        // buffer of megabytes after the end of the run.
+        let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+        // SAFETY: valid fd and struct linger.
+        unsafe {
+            libc::setsockopt(
+                s.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                (&linger as *const libc::linger).cast(),
+                std::mem::size_of::<libc::linger>() as libc::socklen_t,
+            )
+        };
+    }
+    Ok(BulkReport { bytes, info })
+}
+
+/// What a sink received: total bytes and (seconds since accept, cumulative bytes) samples.
+#[derive(Clone, Debug, Default)]
+pub struct SinkReport {
+    pub bytes: u64,
+    pub samples: Vec<(f64, u64)>,
+}
+
+impl SinkReport {
+    /// Goodput in bit/s between `from` and `to` seconds (linear interpolation of the samples).
+    pub fn goodput_bps(&self, from: f64, to: f64) -> Option<f64> {
+        let at = |t: f64| -> Option<f64> {
+            let i = self.samples.iter().position(|&(ts, _)| ts >= t)?;
+            if i == 0 {
+                return Some(self.samples[0].1 as f64);
+            }
+            let ((t0, b0), (t1, b1)) = (self.samples[i - 1], self.samples[i]);
+            Some(b0 as f64 + (b1 - b0) as f64 * (t - t0) / (t1 - t0).max(1e-9))
+        };
+        Some((at(to)? - at(from)?) * 8.0 / (to - from))
+    }
+}
+
+/// Accepts one connection and reads it to the end, sampling the byte count.
+pub fn tcp_sink(listener: TcpListener) -> io::Result<SinkReport> {
+    let (mut s, _) = listener.accept()?;
+    let start = Instant::now();
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut r = SinkReport::default();
+    loop {
+        let n = match s.read(&mut buf) {
+            Ok(n) => n,
+            // An unlimited flow ends with a reset (see `tcp_send`).
+            Err(e) if e.kind() == io::ErrorKind::ConnectionReset => 0,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(r);
+        }
+        r.bytes += n as u64;
+        r.samples.push((start.elapsed().as_secs_f64(), r.bytes));
+    }
+}
+
+/// Echoes every datagram back to its sender until one of zero length arrives.
+pub fn udp_echo(sock: UdpSocket) -> io::Result<()> {
+    let mut buf = [0u8; 2048];
+    loop {
+        let (n, from) = sock.recv_from(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        sock.send_to(&buf[..n], from)?;
+    }
+}
+
+/// Sends `count` probes of `size` bytes to an echo, one every `gap`, and returns the RTTs
+/// (seconds) of those that came back within a second.
+pub fn udp_ping(sock: &UdpSocket, to: SocketAddr, count: usize, size: usize, gap: Duration) -> io::Result<Vec<f64>> {
+    sock.set_read_timeout(Some(Duration::from_secs(1)))?;
+    let mut rtts = Vec::new();
+    let mut buf = vec![0u8; size.max(8)];
+    let mut back = vec![0u8; 2048];
+    for i in 0..count as u64 {
+        buf[..8].copy_from_slice(&i.to_be_bytes());
+        let t = Instant::now();
+        sock.send_to(&buf, to)?;
+        loop {
+            match sock.recv_from(&mut back) {
+                Ok((n, _)) if n >= 8 && back[..8] == i.to_be_bytes() => {
+                    rtts.push(t.elapsed().as_secs_f64());
+                    break;
+                }
+                Ok(_) => continue,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => break,
+                Err(e) => return Err(e),
+            }
+        }
+        std::thread::sleep(gap);
+    }
+    Ok(rtts)
+}
+
+/// Serves `count` request/response exchanges: each accepted connection reads `request` bytes,
+/// answers with `response` bytes and closes.
+pub fn tcp_txn_server(listener: TcpListener, count: usize, request: u64, response: u64) -> io::Result<()> {
+    let mut handlers = Vec::new();
+    for _ in 0..count {
+        let (mut s, _) = listener.accept()?;
+        handlers.push(std::thread::spawn(move || -> io::Result<()> {
+            let mut buf = vec![0u8; 64 * 1024];
+            let mut got = 0u64;
+            while got < request {
+                let n = s.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                got += n as u64;
+            }
+            let body = vec![0x42u8; response as usize];
+            s.write_all(&body)?;
+            Ok(())
+        }));
+    }
+    for h in handlers {
+        let _ = h.join();
+    }
+    Ok(())
+}
+
+/// One transaction on an already established connection: at `at`, send `request` bytes, then
+/// read the `response`. Returns (response time, completion time) in seconds from `at`, `None`
+/// where it did not happen before `deadline`. The connection was set up beforehand, so, as in
+/// the simulator, the response time does not include the handshake.
+pub fn tcp_txn_client(
+    mut s: TcpStream,
+    at: Instant,
+    deadline: Instant,
+    request: u64,
+    response: u64,
+) -> io::Result<(Option<f64>, Option<f64>)> {
+    std::thread::sleep(at.saturating_duration_since(Instant::now()));
+    let t0 = Instant::now();
+    s.write_all(&vec![0x21u8; request as usize])?;
+    let mut first = None;
+    let mut got = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    while got < response {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        s.set_read_timeout(Some(left))?;
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                first.get_or_insert(t0.elapsed().as_secs_f64());
+                got += n as u64;
+            }
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => break,
+            Err(e) => return Err(e),
+        }
+    }
+    let done = (got >= response).then(|| t0.elapsed().as_secs_f64());
+    Ok((first, done))
+}

@@ -1,0 +1,167 @@
+//! Where a real packet carries its congestion header, and how to put a rewritten one back.
+//!
+//! This is the router's one pluggable classification point. A [`Carrier`] recognises packets
+//! of one encapsulation, reads the [`CongestionHeader`] the link algorithms work on (and the
+//! segment kind, so AQMs can tell data from ACKs), and later writes the algorithm's rewrite back
+//! into the bytes, fixing checksums. The router asks its carriers in order; the first that
+//! claims a packet wins, and a packet nobody claims travels as plain IP with no header (its
+//! `Packet` says data if it has a transport payload).
+//!
+//! Carriers today:
+//! - [`UdpShim`]: xcclab's own transport over UDP (port [`XCC_UDP_PORT`] on either side), laid
+//!   out exactly as the simulator's capture encodes it: `UDP | segment | shim proto len body`.
+//! - [`TcpMaxNetOption`]: kernel MaxNet's TCP option (docs/kernel.md) in Linux TCP segments.
+//!
+//! Adding one (for instance MaxNet's price in a TCP option, rewritten by a function of
+//! `xcc-core::wire`): implement [`Carrier`] and push it in [`Carriers::standard`].
+
+use crate::checksum;
+use crate::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
+use xcc_core::wire::tcp_option;
+use xcc_core::wire::{CongestionHeader, Segment, SegmentKind};
+use xcc_core::Packet;
+pub use xcc_sim::capture::XCC_UDP_PORT;
+
+/// What a carrier made of a packet.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// Not this carrier's kind of packet.
+    NotMine,
+    /// This carrier's packet; `pkt.seg`/`pkt.cc` are filled in; the header is at `offset`
+    /// (from the start of the IP packet), where [`Carrier::write`] will put a rewrite.
+    Carried { offset: usize },
+    /// This carrier's kind of packet, but its header does not parse: the router forwards it
+    /// untouched, as plain IP, and counts it.
+    Malformed,
+}
+
+/// One way of carrying a congestion header in real packets.
+pub trait Carrier: Send {
+    /// Short name for statistics (`udp-shim`, `tcp-option`, ...).
+    fn name(&self) -> &'static str;
+    /// Looks at a packet whose IPv4 header `ip` was checked; fills `pkt.seg` and `pkt.cc`.
+    fn find(&self, ip: &Ipv4, buf: &[u8], pkt: &mut Packet) -> Found;
+    /// Writes `new` over the header `find` reported at `offset` (`old` is what was there, the
+    /// same protocol and length) and fixes the transport checksum.
+    fn write(&self, ip: &Ipv4, buf: &mut [u8], offset: usize, old: &CongestionHeader, new: &CongestionHeader);
+}
+
+/// The carriers a router tries, in order.
+pub struct Carriers {
+    pub list: Vec<Box<dyn Carrier>>,
+}
+
+impl Carriers {
+    /// Every carrier xcclab knows.
+    pub fn standard() -> Carriers {
+        Carriers { list: vec![Box::new(UdpShim), Box::new(TcpMaxNetOption)] }
+    }
+}
+
+/// xcclab's transport over UDP: `UDP | segment | shim | payload` (see `xcc_sim::capture`).
+pub struct UdpShim;
+
+impl Carrier for UdpShim {
+    fn name(&self) -> &'static str {
+        "udp-shim"
+    }
+
+    fn find(&self, ip: &Ipv4, buf: &[u8], pkt: &mut Packet) -> Found {
+        if ip.proto != PROTO_UDP {
+            return Found::NotMine;
+        }
+        let p = ip.payload(buf);
+        if p.len() < 8 {
+            return Found::NotMine;
+        }
+        let (sport, dport) = (u16::from_be_bytes([p[0], p[1]]), u16::from_be_bytes([p[2], p[3]]));
+        if sport != XCC_UDP_PORT && dport != XCC_UDP_PORT {
+            return Found::NotMine;
+        }
+        let udp_len = u16::from_be_bytes([p[4], p[5]]) as usize;
+        if udp_len < 8 || udp_len > p.len() {
+            return Found::Malformed;
+        }
+        let body = &p[8..udp_len];
+        let Ok((seg, _ecn, n)) = Segment::parse(body) else { return Found::Malformed };
+        let Ok((cc, _)) = CongestionHeader::parse(&body[n..]) else { return Found::Malformed };
+        pkt.seg = seg;
+        pkt.cc = cc;
+        Found::Carried { offset: ip.header_len + 8 + n }
+    }
+
+    fn write(&self, ip: &Ipv4, buf: &mut [u8], offset: usize, old: &CongestionHeader, new: &CongestionHeader) {
+        debug_assert_eq!(old.body_len(), new.body_len());
+        let n = congestion_shim_len(new);
+        let mut bytes = [0u8; 64];
+        if new.emit(&mut bytes[..n]).is_err() || offset + n > buf.len() {
+            return;
+        }
+        let before: Vec<u8> = buf[offset..offset + n].to_vec();
+        buf[offset..offset + n].copy_from_slice(&bytes[..n]);
+        // UDP checksum 0 means "none" (IPv4): leave it so.
+        let at = ip.header_len + 6;
+        let check = u16::from_be_bytes([buf[at], buf[at + 1]]);
+        if check != 0 {
+            let odd = (offset - ip.header_len) % 2 == 1;
+            let mut fixed = checksum::update_bytes(check, &before, &bytes[..n], odd);
+            if fixed == 0 {
+                fixed = 0xFFFF; // a computed zero is sent as all ones (RFC 768)
+            }
+            buf[at..at + 2].copy_from_slice(&fixed.to_be_bytes());
+        }
+    }
+}
+
+fn congestion_shim_len(h: &CongestionHeader) -> usize {
+    xcc_core::wire::congestion::SHIM_LEN + h.body_len()
+}
+
+/// Kernel MaxNet's TCP option (docs/kernel.md): `254 10 "MX" echo:u24 price:u24` in a TCP
+/// header, found and rewritten (TCP checksum fixed incrementally) by
+/// `xcc_core::wire::tcp_option`. Segments with a payload are data, the others ACKs, so the
+/// MaxNet link stamps and counts what it would in the simulator.
+pub struct TcpMaxNetOption;
+
+impl Carrier for TcpMaxNetOption {
+    fn name(&self) -> &'static str {
+        "tcp-maxnet-option"
+    }
+
+    fn find(&self, ip: &Ipv4, buf: &[u8], pkt: &mut Packet) -> Found {
+        if ip.proto != PROTO_TCP {
+            return Found::NotMine;
+        }
+        match tcp_option::find(&buf[..ip.total_len]) {
+            Ok(None) => Found::NotMine,
+            Ok(Some(f)) => {
+                pkt.cc = CongestionHeader::MaxNet(f.header);
+                pkt.seg.kind = plain_kind(f.payload_len > 0);
+                pkt.seg.payload_bytes = f.payload_len as u32;
+                Found::Carried { offset: f.body_offset }
+            }
+            // Options that do not parse: forwarded untouched (and counted) as the kernel
+            // receiving it would ignore them.
+            Err(_) => Found::Malformed,
+        }
+    }
+
+    fn write(&self, ip: &Ipv4, buf: &mut [u8], offset: usize, _old: &CongestionHeader, new: &CongestionHeader) {
+        let CongestionHeader::MaxNet(new) = new else { return };
+        let total = ip.total_len;
+        if let Ok(Some(found)) = tcp_option::find(&buf[..total]) {
+            if found.body_offset == offset {
+                tcp_option::rewrite(&mut buf[..total], &found, *new);
+            }
+        }
+    }
+}
+
+/// Data-ness of a packet nobody claimed: TCP or UDP with a payload counts as data.
+pub fn plain_kind(has_payload: bool) -> SegmentKind {
+    if has_payload {
+        SegmentKind::Data
+    } else {
+        SegmentKind::Ack
+    }
+}

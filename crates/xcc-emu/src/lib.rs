@@ -1,0 +1,31 @@
+//! # xcc-emu: the xcc-core link algorithms on real packets
+//!
+//! Hosts live in Linux network namespaces and talk through one userspace router process: a TUN
+//! device in each host's namespace, every link of the scenario modelled in virtual time, and
+//! the very same link algorithms as the simulator deciding what to forward, mark, drop or
+//! rewrite.
+//!
+//! - [`checksum`], [`ipv4`]: reading and patching real headers from untrusted bytes.
+//! - [`carrier`]: where a packet carries its congestion header (the pluggable classification).
+//! - [`link`]: one link direction in virtual time.
+//! - [`fabric`]: the router without I/O (classify, route, links, rewrites).
+//! - [`router`]: the router with I/O (TUN devices, epoll, timerfd).
+//! - [`netns`]: namespaces, their devices and their cleanup.
+//! - [`plan`]: a resolved scenario turned into namespaces, ports, links and routes.
+//! - [`apps`]: traffic written in the project (TCP bulk, UDP echo).
+//! - [`sys`]: the system calls.
+
+pub mod apps;
+pub mod bench;
+pub mod carrier;
+pub mod cbr;
+pub mod checksum;
+pub mod fabric;
+pub mod ipv4;
+pub mod link;
+pub mod netns;
+pub mod plan;
+pub mod router;
+pub mod runner;
+pub mod sys;
+pub mod udp_transport;

@@ -1,0 +1,219 @@
+//! Network namespaces for the hosts of a scenario: created with `ip` (iproute2), configured
+//! through `/proc/sys` from a thread inside each namespace, and removed by name prefix, so a
+//! crashed run's leftovers can be found and deleted later (`xcc-emu cleanup`).
+
+use std::io;
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::sys;
+
+/// Every namespace xcclab makes starts with this.
+pub const PREFIX: &str = "xccemu";
+/// The TUN device inside each host namespace.
+pub const TUN_DEV: &str = "xcc0";
+
+/// One host's namespace and its address.
+#[derive(Clone, Debug)]
+pub struct HostNs {
+    pub name: String,
+    pub addr: [u8; 4],
+    /// TCP congestion control for the namespace (`net.ipv4.tcp_congestion_control`).
+    pub tcp_cc: String,
+    /// `net.ipv4.tcp_ecn`: 1 requests ECN on outgoing connections, 2 only accepts it.
+    pub tcp_ecn: u8,
+}
+
+impl HostNs {
+    pub fn path(&self) -> PathBuf {
+        netns_path(&self.name)
+    }
+}
+
+pub fn netns_path(name: &str) -> PathBuf {
+    PathBuf::from("/run/netns").join(name)
+}
+
+/// A unique prefix for this run: `xccemu<pid>x`.
+pub fn run_prefix() -> String {
+    format!("{PREFIX}{}x", std::process::id())
+}
+
+fn ip(args: &[&str]) -> io::Result<()> {
+    let out = Command::new("ip").args(args).output().map_err(|e| io::Error::new(e.kind(), format!("ip: {e}")))?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "ip {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(())
+}
+
+fn write_sysctl(key: &str, value: &str) -> io::Result<()> {
+    let path = format!("/proc/sys/{}", key.replace('.', "/"));
+    std::fs::write(&path, value).map_err(|e| io::Error::new(e.kind(), format!("{key} = {value}: {e}")))
+}
+
+/// Checks what the emulator needs before touching anything: root and `/dev/net/tun`.
+pub fn check_environment() -> io::Result<()> {
+    if !sys::is_root() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "xcc emu needs root (network namespaces and TUN devices); run it with sudo",
+        ));
+    }
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "/dev/net/tun is missing: load the tun module (modprobe tun) or run where CONFIG_TUN is available",
+        ));
+    }
+    Ok(())
+}
+
+/// The namespaces of one run; dropping it deletes them (and with them their devices).
+pub struct Topology {
+    pub hosts: Vec<HostNs>,
+}
+
+impl Topology {
+    /// Creates one namespace per host: loopback up, IPv6 off, ECN on, the TCP congestion
+    /// control asked for, and a persistent TUN device `xcc0` with the host's /32 address and a
+    /// route to 10.0.0.0/8 through it (the router attaches to the device later).
+    pub fn create(hosts: Vec<HostNs>) -> io::Result<Topology> {
+        check_environment()?;
+        let mut topo = Topology { hosts: Vec::new() };
+        for h in hosts {
+            ip(&["netns", "add", &h.name])?;
+            topo.hosts.push(h.clone());
+            let n = h.name.as_str();
+            ip(&["-n", n, "link", "set", "lo", "up"])?;
+            sys::in_netns(&h.path(), || {
+                write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")?;
+                write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")?;
+                write_sysctl("net.ipv4.tcp_ecn", &h.tcp_ecn.to_string())?;
+                write_sysctl("net.ipv4.tcp_congestion_control", &h.tcp_cc)?;
+                // A clean start for every flow: no metrics cached from an earlier connection.
+                write_sysctl("net.ipv4.tcp_no_metrics_save", "1")
+            })?;
+            ip(&["-n", n, "tuntap", "add", "dev", TUN_DEV, "mode", "tun"])?;
+            // A long transmit queue: the router reads in batches and must never make it overflow.
+            ip(&["-n", n, "link", "set", TUN_DEV, "mtu", "1500", "txqueuelen", "10000", "up"])?;
+            let a = h.addr;
+            let addr = format!("{}.{}.{}.{}/32", a[0], a[1], a[2], a[3]);
+            ip(&["-n", n, "addr", "add", &addr, "dev", TUN_DEV])?;
+            ip(&["-n", n, "route", "add", "10.0.0.0/8", "dev", TUN_DEV])?;
+        }
+        Ok(topo)
+    }
+
+    /// Deletes every namespace of this run now (also done on drop).
+    pub fn destroy(&mut self) -> io::Result<()> {
+        let mut first_err = None;
+        for h in self.hosts.drain(..) {
+            if let Err(e) = delete_netns(&h.name) {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Topology {
+    fn drop(&mut self) {
+        let _ = self.destroy();
+    }
+}
+
+/// Kills the processes still inside namespace `name` (all started by xcclab) and deletes it.
+pub fn delete_netns(name: &str) -> io::Result<()> {
+    if let Ok(out) = Command::new("ip").args(["netns", "pids", name]).output() {
+        for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+            if let Ok(pid) = pid.parse::<i32>() {
+                // SAFETY: plain kill of a process id found inside our own namespace.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+    ip(&["netns", "delete", name])
+}
+
+/// Names of the namespaces whose name starts with `prefix`.
+pub fn list_with_prefix(prefix: &str) -> io::Result<Vec<String>> {
+    let mut names = Vec::new();
+    match std::fs::read_dir("/run/netns") {
+        Ok(dir) => {
+            for e in dir.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with(prefix) {
+                    names.push(name);
+                }
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Deletes every namespace left by any xcclab run (`xccemu*`); returns their names.
+pub fn cleanup(prefix: &str) -> io::Result<Vec<String>> {
+    let names = list_with_prefix(prefix)?;
+    for n in &names {
+        delete_netns(n)?;
+    }
+    Ok(names)
+}
+
+/// Kernel-side counters of a device inside a namespace, from `/proc/net/dev` read in there.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct DevCounters {
+    pub rx_packets: u64,
+    pub rx_dropped: u64,
+    pub tx_packets: u64,
+    pub tx_dropped: u64,
+}
+
+/// Reads `dev`'s counters in namespace `ns`. TX is what the host sent into the TUN (the router
+/// reads it): `tx_dropped` counts packets the kernel discarded because the router did not read
+/// fast enough. RX is what the router wrote to the host.
+pub fn dev_counters(ns: &std::path::Path, dev: &str) -> io::Result<DevCounters> {
+    let text = sys::in_netns(ns, || std::fs::read_to_string("/proc/thread-self/net/dev"))?;
+    parse_dev_counters(&text, dev).ok_or_else(|| {
+        io::Error::new(io::ErrorKind::NotFound, format!("{dev} not in /proc/net/dev of {}", ns.display()))
+    })
+}
+
+fn parse_dev_counters(text: &str, dev: &str) -> Option<DevCounters> {
+    for line in text.lines() {
+        let Some((name, rest)) = line.split_once(':') else { continue };
+        if name.trim() != dev {
+            continue;
+        }
+        let v: Vec<u64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        if v.len() < 12 {
+            return None;
+        }
+        return Some(DevCounters { rx_packets: v[1], rx_dropped: v[3], tx_packets: v[9], tx_dropped: v[11] });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_proc_net_dev() {
+        let text = "Inter-|   Receive                                                |  Transmit\n \
+             face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n \
+             lo: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n  \
+             xcc0: 1000 10 0 2 0 0 0 0 3000 30 0 7 0 0 0 0\n";
+        let c = parse_dev_counters(text, "xcc0").unwrap();
+        assert_eq!(c, DevCounters { rx_packets: 10, rx_dropped: 2, tx_packets: 30, tx_dropped: 7 });
+        assert_eq!(parse_dev_counters(text, "eth0"), None);
+    }
+}

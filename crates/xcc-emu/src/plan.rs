@@ -1,0 +1,103 @@
+//! From a resolved scenario to what the emulator builds: one namespace and router port per
+//! host, the links with their algorithms (the simulator's own registry), and a route for every
+//! ordered pair of hosts (shortest path, as the simulator routes flows without an explicit
+//! `route`).
+
+use xcc_core::rng::{component_rng, kind};
+use xcc_sim::capture::node_address;
+use xcc_sim::scenario::model::{Cc, FlowKind, NodeKind, Scenario};
+use xcc_sim::sim::link_algorithm;
+use xcc_sim::topology::Topology;
+
+use crate::carrier::Carriers;
+use crate::fabric::{Fabric, Port};
+use crate::link::EmuLink;
+use crate::netns::{netns_path, HostNs, TUN_DEV};
+use crate::router::Attachment;
+
+/// Everything needed to bring a scenario up.
+pub struct Plan {
+    /// Scenario node id of each host, in port order.
+    pub host_nodes: Vec<u32>,
+    pub hosts: Vec<HostNs>,
+    pub fabric: Fabric,
+}
+
+impl Plan {
+    /// `prefix`: namespace name prefix of this run; host `i` lives in `<prefix><i>`.
+    pub fn new(s: &Scenario, prefix: &str, tcp_cc: &str) -> Plan {
+        let host_nodes: Vec<u32> =
+            s.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Host).map(|(i, _)| i as u32).collect();
+        let hosts: Vec<HostNs> = host_nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| HostNs {
+                name: format!("{prefix}{i}"),
+                addr: node_address(n),
+                tcp_cc: tcp_cc.to_string(),
+                tcp_ecn: 1,
+            })
+            .collect();
+        let links = s
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let algo = link_algorithm(&l.queue, component_rng(s.seed, kind::LINK, i as u64), l.rate_bps);
+                EmuLink::new(
+                    l.name.clone(),
+                    l.rate_bps,
+                    l.delay_ns,
+                    l.buffer.packets.unwrap_or(u64::MAX),
+                    l.buffer.bytes.unwrap_or(u64::MAX),
+                    algo,
+                )
+            })
+            .collect();
+        let mut topo = Topology::new(s);
+        let link_from: Vec<u32> = s.links.iter().map(|l| l.from).collect();
+        let mut routes = Vec::new();
+        for (a, &na) in host_nodes.iter().enumerate() {
+            for (b, &nb) in host_nodes.iter().enumerate() {
+                if a != b {
+                    if let Some(r) = topo.shortest(na, nb, |l| link_from[l as usize]) {
+                        routes.push((a, b, r));
+                    }
+                }
+            }
+        }
+        let ports = host_nodes
+            .iter()
+            .zip(&hosts)
+            .map(|(&n, h)| Port { name: s.nodes[n as usize].name.clone(), addr: h.addr })
+            .collect();
+        Plan { host_nodes, hosts, fabric: Fabric::new(ports, links, routes, Carriers::standard()) }
+    }
+
+    pub fn attachments(&self) -> Vec<Attachment> {
+        self.hosts.iter().map(|h| Attachment { netns: netns_path(&h.name), dev: TUN_DEV.to_string() }).collect()
+    }
+
+    /// Port index of scenario node `node`, if it is a host.
+    pub fn port_of(&self, node: u32) -> Option<usize> {
+        self.host_nodes.iter().position(|&n| n == node)
+    }
+}
+
+/// The Linux congestion control a scenario's TCP flows ask for: `reno` for NewReno (the
+/// scenario's only window-based controller today), `None` for an explicit protocol that runs
+/// over xcclab's own UDP transport instead.
+pub fn linux_cc(cc: &Cc) -> Option<&'static str> {
+    match cc {
+        Cc::NewReno { .. } => Some("reno"),
+        _ => None,
+    }
+}
+
+/// The congestion control of a flow, if it is a transport flow.
+pub fn flow_cc(kind: &FlowKind) -> Option<&Cc> {
+    match kind {
+        FlowKind::Bulk { cc, .. } => Some(cc),
+        FlowKind::Cbr { .. } => None,
+    }
+}

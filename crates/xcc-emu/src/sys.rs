@@ -1,0 +1,220 @@
+//! The few Linux system calls the emulator needs, wrapped with `std::io::Error`s: the monotonic
+//! clock, epoll, timerfd, entering a network namespace, TUN devices and `TCP_INFO`.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds.
+pub fn monotonic_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Timer slack of this thread: 1 ns, so that epoll wake-ups are not rounded up by 50 µs.
+pub fn minimal_timer_slack() {
+    // SAFETY: plain prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+}
+
+/// An epoll instance.
+pub struct Epoll(OwnedFd);
+
+impl Epoll {
+    pub fn new() -> io::Result<Epoll> {
+        // SAFETY: returns a new fd or -1.
+        let fd = cvt(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
+        // SAFETY: `fd` is a fresh descriptor we own.
+        Ok(Epoll(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+    /// Watches `fd` for input (level-triggered); events carry `token`.
+    pub fn add(&self, fd: RawFd, token: u64) -> io::Result<()> {
+        let mut ev = libc::epoll_event { events: libc::EPOLLIN as u32, u64: token };
+        // SAFETY: valid epoll fd and event struct.
+        cvt(unsafe { libc::epoll_ctl(self.0.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) })?;
+        Ok(())
+    }
+    /// Waits up to `timeout_ms` (-1: forever, 0: poll); returns the tokens ready.
+    pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ms: i32) -> io::Result<usize> {
+        // SAFETY: `events` is a valid buffer of that length.
+        let n = unsafe { libc::epoll_wait(self.0.as_raw_fd(), events.as_mut_ptr(), events.len() as i32, timeout_ms) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(0);
+            }
+            return Err(e);
+        }
+        Ok(n as usize)
+    }
+}
+
+/// A `CLOCK_MONOTONIC` timerfd armed at absolute instants.
+pub struct TimerFd(pub OwnedFd);
+
+impl TimerFd {
+    pub fn new() -> io::Result<TimerFd> {
+        // SAFETY: returns a new fd or -1.
+        let fd = cvt(unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) })?;
+        // SAFETY: fresh descriptor we own.
+        Ok(TimerFd(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+    /// Fires at monotonic instant `at_ns` (0 disarms).
+    pub fn set_abs(&self, at_ns: u64) -> io::Result<()> {
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_value: libc::timespec { tv_sec: (at_ns / 1_000_000_000) as _, tv_nsec: (at_ns % 1_000_000_000) as _ },
+        };
+        // SAFETY: valid fd and itimerspec.
+        cvt(unsafe {
+            libc::timerfd_settime(self.0.as_raw_fd(), libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut())
+        })?;
+        Ok(())
+    }
+    /// Clears the expiry count so level-triggered epoll stops reporting it.
+    pub fn drain(&self) {
+        let mut buf = [0u8; 8];
+        // SAFETY: reading 8 bytes into a valid buffer; EAGAIN is fine.
+        unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), 8) };
+    }
+}
+
+/// Moves the calling thread into the network namespace at `path`, runs `f`, and moves it back,
+/// whatever `f` returns (sockets and devices opened inside stay in that namespace).
+pub fn in_netns<T>(path: &Path, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    let home = File::open("/proc/thread-self/ns/net")?;
+    let target = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    // SAFETY: setns with valid fds; affects only this thread.
+    cvt(unsafe { libc::setns(target.as_raw_fd(), libc::CLONE_NEWNET) })?;
+    let r = f();
+    // SAFETY: as above; going back must not fail, or the thread is stranded.
+    let back = cvt(unsafe { libc::setns(home.as_raw_fd(), libc::CLONE_NEWNET) });
+    back.expect("return to the original network namespace");
+    r
+}
+
+/// Moves the calling thread into the network namespace at `path` for good.
+pub fn enter_netns(path: &Path) -> io::Result<()> {
+    let target = File::open(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    // SAFETY: setns with a valid fd.
+    cvt(unsafe { libc::setns(target.as_raw_fd(), libc::CLONE_NEWNET) })?;
+    Ok(())
+}
+
+const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+const IFF_TUN: libc::c_short = 0x0001;
+const IFF_NO_PI: libc::c_short = 0x1000;
+
+/// Opens (or attaches to) TUN device `name` in the current namespace: `IFF_TUN | IFF_NO_PI`,
+/// non-blocking.
+pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad interface name {name:?}")));
+    }
+    // SAFETY: open with a constant C path.
+    let fd = cvt(unsafe { libc::open(c"/dev/net/tun".as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) })
+        .map_err(|e| io::Error::new(e.kind(), format!("/dev/net/tun: {e}")))?;
+    // SAFETY: fresh descriptor we own.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    // struct ifreq: 16 bytes of name, then the flags (a short) in the union.
+    let mut ifr = [0u8; 40];
+    ifr[..name.len()].copy_from_slice(name.as_bytes());
+    ifr[16..18].copy_from_slice(&(IFF_TUN | IFF_NO_PI).to_ne_bytes());
+    // SAFETY: TUNSETIFF reads and writes a struct ifreq, which `ifr` is large enough to hold.
+    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, ifr.as_mut_ptr()) })
+        .map_err(|e| io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}")))?;
+    Ok(fd)
+}
+
+/// Reads one packet; `Ok(None)` when nothing is waiting.
+pub fn read_packet(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
+    // SAFETY: reading into a valid buffer of its length.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
+            _ => Err(e),
+        };
+    }
+    Ok(Some(n as usize))
+}
+
+/// Writes one packet; false if the kernel refused it (counted by the caller).
+pub fn write_packet(fd: RawFd, buf: &[u8]) -> bool {
+    // SAFETY: writing from a valid buffer of its length.
+    let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+    n == buf.len() as isize
+}
+
+/// The fields of Linux's `struct tcp_info` the tests and apps read.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpInfo {
+    pub rtt_us: u32,
+    pub snd_cwnd: u32,
+    pub total_retrans: u32,
+    pub bytes_acked: u64,
+    pub delivered: u32,
+    pub delivered_ce: u32,
+    pub bytes_retrans: u64,
+    pub bytes_sent: u64,
+    pub min_rtt_us: u32,
+}
+
+/// `getsockopt(TCP_INFO)`, read at the offsets of `include/uapi/linux/tcp.h`.
+pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
+    let mut b = [0u8; 256];
+    let mut len = b.len() as libc::socklen_t;
+    // SAFETY: valid buffer and length pointer.
+    cvt(unsafe { libc::getsockopt(fd, libc::IPPROTO_TCP, libc::TCP_INFO, b.as_mut_ptr().cast(), &mut len) })?;
+    if (len as usize) < 216 {
+        return Err(io::Error::new(io::ErrorKind::Unsupported, "kernel tcp_info too short for delivered_ce"));
+    }
+    let u32_at = |o: usize| u32::from_ne_bytes(b[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_ne_bytes(b[o..o + 8].try_into().unwrap());
+    Ok(TcpInfo {
+        rtt_us: u32_at(68),
+        snd_cwnd: u32_at(80),
+        total_retrans: u32_at(100),
+        bytes_acked: u64_at(120),
+        delivered: u32_at(192),
+        delivered_ce: u32_at(196),
+        bytes_retrans: u64_at(208),
+        bytes_sent: u64_at(200),
+        min_rtt_us: u32_at(148),
+    })
+}
+
+/// True when this process runs as root (namespaces and TUN devices need it).
+pub fn is_root() -> bool {
+    // SAFETY: no arguments.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Asks for `SCHED_FIFO` at `priority` for the calling thread (best effort; false if refused).
+/// The router and the transport driver keep virtual time against the wall clock: on a machine
+/// busy with other work a normal thread wakes milliseconds late, a real-time one does not. The
+/// kernel's real-time throttling (`sched_rt_runtime_us`) still leaves other threads 5 % of a CPU.
+pub fn realtime_priority(priority: i32) -> bool {
+    let p = libc::sched_param { sched_priority: priority };
+    // SAFETY: pid 0 is the calling thread; valid sched_param.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
+
+/// Sleeps until `CLOCK_MONOTONIC` reaches `at_ns` (returns at once if it has).
+pub fn sleep_until(at_ns: u64) {
+    let ts = libc::timespec { tv_sec: (at_ns / 1_000_000_000) as _, tv_nsec: (at_ns % 1_000_000_000) as _ };
+    // SAFETY: valid timespec; an interrupted sleep just returns early.
+    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+}

@@ -1,0 +1,362 @@
+//! xcclab's own transport over real UDP sockets: the very same `Sender`/`Receiver` state
+//! machines, controllers and echoers as the simulator (built by the simulator's registry
+//! functions, so a new protocol needs nothing here), driven by the monotonic clock.
+//!
+//! Wire layout (the simulator's capture encoding, `xcc_sim::capture`):
+//! `IPv4 | UDP | segment | shim proto len body | payload`. The receiving side of every flow
+//! listens on [`XCC_UDP_PORT`]; the sender uses `sender_port(flow)`. The packet's ECN bits travel
+//! in the IP TOS byte (set with `IP_TOS`, read back with `IP_RECVTOS`), which is what the
+//! router's AQMs mark.
+//!
+//! One thread drives every flow: sockets are created inside the hosts' namespaces and stay
+//! there, so a single `ppoll` loop serves them all.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
+use std::os::fd::AsRawFd;
+use std::path::PathBuf;
+
+use xcc_core::host::AnyController;
+use xcc_core::transport::{Receiver, Sender};
+use xcc_core::wire::{segment, CongestionHeader, Ecn, Segment};
+use xcc_core::{Dur, FlowId, Packet, Time};
+use xcc_sim::capture::{sender_port, XCC_UDP_PORT};
+use xcc_sim::scenario::model::{Cc, Transport};
+use xcc_sim::sim::{controller, echoer, transport_config};
+
+use crate::sys;
+
+/// IPv4 + UDP header bytes in front of the segment.
+pub const IP_UDP_LEN: u32 = 28;
+/// Largest IP packet the hosts send (the TUN MTU).
+pub const MTU: u32 = 1500;
+
+/// One flow to run.
+#[derive(Clone, Debug)]
+pub struct FlowSetup {
+    pub id: u32,
+    pub src_netns: PathBuf,
+    pub dst_netns: PathBuf,
+    pub src_addr: [u8; 4],
+    pub dst_addr: [u8; 4],
+    pub cc: Cc,
+    pub transport: Transport,
+    pub size_bytes: Option<u64>,
+    pub start: Time,
+    pub stop: Option<Time>,
+    /// Round-trip propagation delay of the path (MaxNet's echoer averages over it).
+    pub two_way_delay: Dur,
+    /// Index (in the setups given to [`run`]) of a flow that starts when this flow's receiver
+    /// has all `size_bytes` (a transaction's response after its request); that flow's own
+    /// `start` should be `Time::NEVER`.
+    pub then: Option<usize>,
+}
+
+/// Per-flow results, with a goodput sample per `sample_every`.
+#[derive(Clone, Debug, Default)]
+pub struct FlowResult {
+    pub id: u32,
+    pub bytes_delivered: u64,
+    pub first_byte_at: Option<Time>,
+    /// When the receiver had every byte of a sized flow.
+    pub received_all_at: Option<Time>,
+    pub completed_at: Option<Time>,
+    /// When the flow started (its `start`, or when the flow before it completed).
+    pub started_at: Option<Time>,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    /// Datagrams the local socket refused (full buffer): lost before reaching the router.
+    pub send_failures: u64,
+    /// (time, cumulative bytes delivered in order, sender's pacing rate or 0, smoothed RTT ns).
+    pub samples: Vec<(Time, u64, f64, u64)>,
+}
+
+struct Flow {
+    setup: FlowSetup,
+    tx: UdpSocket,
+    sender: Option<Sender<AnyController>>,
+    receiver: Option<Receiver>,
+    result: FlowResult,
+    tos: Option<u8>,
+}
+
+fn set_tos(s: &UdpSocket, tos: u8) -> io::Result<()> {
+    let v = tos as libc::c_int;
+    // SAFETY: valid fd, pointer to an int and its size.
+    let r = unsafe {
+        libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_IP, libc::IP_TOS, (&v as *const libc::c_int).cast(), 4)
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn enable_recv_tos(s: &UdpSocket) -> io::Result<()> {
+    let v: libc::c_int = 1;
+    // SAFETY: as above.
+    let r = unsafe {
+        libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_IP, libc::IP_RECVTOS, (&v as *const libc::c_int).cast(), 4)
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `recvmsg` with the TOS byte: (bytes, source, tos); `None` when nothing is waiting.
+fn recv_with_tos(s: &UdpSocket, buf: &mut [u8]) -> io::Result<Option<(usize, SocketAddrV4, u8)>> {
+    let mut addr: libc::sockaddr_in = unsafe { std::mem::zeroed() };
+    let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    let mut control = [0u64; 8];
+    // SAFETY: msghdr points at live buffers of the given sizes.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_name = (&mut addr as *mut libc::sockaddr_in).cast();
+    msg.msg_namelen = std::mem::size_of::<libc::sockaddr_in>() as u32;
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: valid fd and msghdr.
+    let n = unsafe { libc::recvmsg(s.as_raw_fd(), &mut msg, libc::MSG_DONTWAIT) };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        return match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted => Ok(None),
+            _ => Err(e),
+        };
+    }
+    let mut tos = 0u8;
+    // SAFETY: walking the control messages the kernel wrote into `control`.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
+                tos = *libc::CMSG_DATA(c);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    let ip = Ipv4Addr::from(u32::from_be(addr.sin_addr.s_addr));
+    Ok(Some((n as usize, SocketAddrV4::new(ip, u16::from_be(addr.sin_port)), tos)))
+}
+
+/// Encodes a packet's UDP payload: segment, shim, then `payload_bytes` of filler.
+pub fn encode_payload(pkt: &Packet, buf: &mut Vec<u8>) -> io::Result<()> {
+    let seg_len = segment::encoded_len(&pkt.seg);
+    let shim = xcc_core::wire::congestion::SHIM_LEN + pkt.cc.body_len();
+    buf.clear();
+    buf.resize(seg_len + shim + pkt.seg.payload_bytes as usize, 0);
+    let n = pkt.seg.emit(pkt.ecn, buf).map_err(|e| io::Error::other(format!("segment: {e}")))?;
+    pkt.cc.emit(&mut buf[n..]).map_err(|e| io::Error::other(format!("shim: {e}")))?;
+    Ok(())
+}
+
+/// Decodes a UDP payload of flow `flow` that arrived with IP TOS `tos`.
+pub fn decode_payload(flow: u32, bytes: &[u8], tos: u8) -> Option<Packet> {
+    let (seg, _hint, n) = Segment::parse(bytes).ok()?;
+    let (cc, m) = CongestionHeader::parse(&bytes[n..]).ok()?;
+    if bytes.len() < n + m + seg.payload_bytes as usize {
+        return None;
+    }
+    Some(Packet { flow: FlowId(flow), wire_bytes: IP_UDP_LEN + bytes.len() as u32, ecn: Ecn::from_bits(tos), seg, cc })
+}
+
+/// Runs the flows until every one finished or `until` passed; samples every `sample_every`.
+pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result<Vec<FlowResult>> {
+    // One receiving socket per destination address, shared by the flows to it.
+    let mut rx_socks: Vec<UdpSocket> = Vec::new();
+    let mut rx_of: HashMap<[u8; 4], usize> = HashMap::new();
+    let mut flows = Vec::new();
+    for s in setups {
+        if let std::collections::hash_map::Entry::Vacant(e) = rx_of.entry(s.dst_addr) {
+            let a = SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT);
+            let sock = sys::in_netns(&s.dst_netns, || UdpSocket::bind(a))?;
+            sock.set_nonblocking(true)?;
+            enable_recv_tos(&sock)?;
+            e.insert(rx_socks.len());
+            rx_socks.push(sock);
+        }
+        let a = SocketAddrV4::new(Ipv4Addr::from(s.src_addr), sender_port(s.id));
+        let tx = sys::in_netns(&s.src_netns, || UdpSocket::bind(a))?;
+        tx.connect(SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT))?;
+        tx.set_nonblocking(true)?;
+        enable_recv_tos(&tx)?;
+        flows.push(Flow {
+            result: FlowResult { id: s.id, ..FlowResult::default() },
+            setup: s,
+            tx,
+            sender: None,
+            receiver: None,
+            tos: None,
+        });
+    }
+    let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
+    sys::minimal_timer_slack();
+    sys::realtime_priority(40);
+    let t0 = sys::monotonic_ns();
+    let now = || Time(sys::monotonic_ns() - t0);
+    let mut buf = Vec::with_capacity(2048);
+    let mut rbuf = vec![0u8; 2048];
+    let mut next_sample = Time::ZERO;
+    let mut triggered: Vec<(usize, Time)> = Vec::new();
+    let mut pfds: Vec<libc::pollfd> = rx_socks
+        .iter()
+        .map(|s| s.as_raw_fd())
+        .chain(flows.iter().map(|f| f.tx.as_raw_fd()))
+        .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
+        .collect();
+    loop {
+        for (j, at) in triggered.drain(..) {
+            if let Some(f) = flows.get_mut(j) {
+                f.setup.start = f.setup.start.min(at);
+            }
+        }
+        let t = now();
+        if t >= until
+            || flows.iter().all(|f| f.result.completed_at.is_some())
+            || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            break;
+        }
+        let mut wake = until;
+        for f in flows.iter_mut() {
+            // Start, stop, timers, and everything each end wants to send now.
+            if f.sender.is_none() && t >= f.setup.start {
+                let cfg = transport_config(&f.setup.transport);
+                let ctl = controller(&f.setup.cc, &f.setup.transport);
+                f.sender = Some(Sender::new(FlowId(f.setup.id), cfg, ctl, f.setup.size_bytes, t));
+                f.result.started_at = Some(t);
+                f.receiver = Some(Receiver::new(FlowId(f.setup.id), cfg, echoer(&f.setup.cc, f.setup.two_way_delay)));
+            }
+            let (Some(snd), Some(rcv)) = (f.sender.as_mut(), f.receiver.as_mut()) else {
+                wake = wake.min(f.setup.start);
+                continue;
+            };
+            if f.setup.stop.is_some_and(|s| t >= s) && f.result.completed_at.is_none() {
+                snd.stop();
+                f.result.completed_at = Some(t);
+            }
+            if snd.poll_timeout().is_some_and(|d| d <= t) {
+                snd.on_timeout(t);
+            }
+            if rcv.poll_timeout().is_some_and(|d| d <= t) {
+                rcv.on_timeout(t);
+            }
+            while let Some(p) = snd.poll_transmit(t) {
+                encode_payload(&p, &mut buf)?;
+                if buf.len() as u32 + IP_UDP_LEN > MTU {
+                    return Err(io::Error::other(format!(
+                        "flow {}: transport.mss {} B makes {}-byte packets, more than the {MTU}-byte MTU of the namespaces",
+                        f.setup.id,
+                        f.setup.transport.mss_bytes,
+                        buf.len() as u32 + IP_UDP_LEN
+                    )));
+                }
+                if f.tos != Some(p.ecn.bits()) {
+                    set_tos(&f.tx, p.ecn.bits())?;
+                    f.tos = Some(p.ecn.bits());
+                }
+                // A full socket buffer is a loss the transport recovers from.
+                if f.tx.send(&buf).is_err() {
+                    f.result.send_failures += 1;
+                }
+            }
+            let rx = &rx_socks[rx_of[&f.setup.dst_addr]];
+            let back = SocketAddrV4::new(Ipv4Addr::from(f.setup.src_addr), sender_port(f.setup.id));
+            while let Some(p) = rcv.poll_transmit(t) {
+                encode_payload(&p, &mut buf)?;
+                if rx.send_to(&buf, back).is_err() {
+                    f.result.send_failures += 1;
+                }
+            }
+            if snd.is_complete() && f.result.completed_at.is_none() {
+                f.result.completed_at = Some(t);
+            }
+            for d in [snd.poll_timeout(), rcv.poll_timeout()].into_iter().flatten() {
+                wake = wake.min(d);
+            }
+        }
+        if t >= next_sample {
+            for f in flows.iter_mut() {
+                let (rate, srtt) = match f.sender.as_ref() {
+                    Some(s) => {
+                        use xcc_core::host::Controller;
+                        (s.controller().pacing_rate_bps().unwrap_or(0.0), s.rtt().srtt().as_ns())
+                    }
+                    None => (0.0, 0),
+                };
+                f.result.samples.push((t, f.result.bytes_delivered, rate, srtt));
+            }
+            next_sample = Time(t.as_ns() + sample_every.as_ns());
+        }
+        wake = wake.min(next_sample);
+        let t = now();
+        let timeout_ns = wake.as_ns().saturating_sub(t.as_ns());
+        let ts =
+            libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
+        // SAFETY: valid pollfd array and timespec.
+        let n = unsafe { libc::ppoll(pfds.as_mut_ptr(), pfds.len() as _, &ts, std::ptr::null()) };
+        if n <= 0 {
+            continue;
+        }
+        // Data arrives at the receiving sockets, ACKs at the senders' sockets.
+        for (k, pfd) in pfds.iter().enumerate() {
+            if pfd.revents & libc::POLLIN == 0 {
+                continue;
+            }
+            loop {
+                let sock = if k < rx_socks.len() { &rx_socks[k] } else { &flows[k - rx_socks.len()].tx };
+                let Some((len, from, tos)) = recv_with_tos(sock, &mut rbuf)? else { break };
+                let t = now();
+                let i = if k < rx_socks.len() { by_port.get(&from.port()).copied() } else { Some(k - rx_socks.len()) };
+                let Some(i) = i else { continue };
+                let f = &mut flows[i];
+                let Some(p) = decode_payload(f.setup.id, &rbuf[..len], tos) else { continue };
+                // Each arrival is answered at once, as in the simulator: the receiver's ACKs
+                // for one packet must leave before the next packet is read, or several ACKs owed
+                // would go out with the same cumulative number and look like duplicates.
+                if k < rx_socks.len() {
+                    if let Some(r) = f.receiver.as_mut() {
+                        let fresh = r.on_packet(t, &p);
+                        if fresh > 0 && f.result.first_byte_at.is_none() {
+                            f.result.first_byte_at = Some(t);
+                        }
+                        f.result.bytes_delivered += fresh;
+                        if f.result.received_all_at.is_none()
+                            && f.setup.size_bytes.is_some_and(|n| f.result.bytes_delivered >= n)
+                        {
+                            f.result.received_all_at = Some(t);
+                            if let Some(j) = f.setup.then {
+                                triggered.push((j, t));
+                            }
+                        }
+                        let back = SocketAddrV4::new(Ipv4Addr::from(f.setup.src_addr), sender_port(f.setup.id));
+                        while let Some(a) = r.poll_transmit(t) {
+                            encode_payload(&a, &mut buf)?;
+                            if rx_socks[k].send_to(&buf, back).is_err() {
+                                f.result.send_failures += 1;
+                            }
+                        }
+                    }
+                } else if let Some(s) = f.sender.as_mut() {
+                    s.on_packet(t, &p);
+                }
+            }
+        }
+    }
+    Ok(flows
+        .into_iter()
+        .map(|mut f| {
+            if let Some(s) = &f.sender {
+                let st = s.stats();
+                f.result.retransmits = st.retransmits;
+                f.result.timeouts = st.timeouts;
+                f.result.fast_recoveries = st.fast_recoveries;
+            }
+            f.result
+        })
+        .collect())
+}
