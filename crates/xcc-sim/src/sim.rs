@@ -1,10 +1,14 @@
 //! The simulation: builds topology, links and traffic from a resolved scenario, runs the event
 //! loop, samples metrics, and checks invariants at the end.
 
-use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho};
+use xcc_core::host::{
+    AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho, Rcp, RcpConfig, Xcp,
+    XcpConfig, XcpEcho,
+};
 use xcc_core::link::{
     AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
-    MaxNetRouter, MaxNetRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
+    MaxNetRouter, MaxNetRouterConfig, RcpRouter, RcpRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
+    XcpRouter, XcpRouterConfig,
 };
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
@@ -183,6 +187,15 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
                 mss_bytes: t.mss_bytes,
             }))
         }
+        Cc::Xcp => AnyController::Xcp(Xcp::new(XcpConfig { mss_bytes: t.mss_bytes, ..XcpConfig::default() })),
+        Cc::Rcp => {
+            let shim = xcc_core::wire::CongestionHeader::Rcp(Default::default()).wire_len() as u32;
+            AnyController::Rcp(Rcp::new(RcpConfig {
+                mss_bytes: t.mss_bytes,
+                packet_bytes: t.mss_bytes + t.header_bytes + shim,
+                ..RcpConfig::default()
+            }))
+        }
     }
 }
 
@@ -223,6 +236,25 @@ fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorit
                 x_max_bps: p.x_max_bps,
             };
             AnyLinkAlgorithm::MaxNet(MaxNetRouter::new(cfg, rate_bps, phase))
+        }
+        Queue::Xcp(p) => {
+            let cfg = XcpRouterConfig { alpha: p.alpha, beta: p.beta, gamma: p.gamma, ..XcpRouterConfig::default() };
+            // ns-2.35 starts the timers at N(T, 0.2 T); a uniform phase in [0.8 T, 1.2 T] here.
+            let phase = Dur::from_secs_f64(cfg.initial_rtt.as_secs_f64() * (0.8 + 0.4 * uniform01(&mut rng)));
+            AnyLinkAlgorithm::Xcp(XcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
+        }
+        Queue::Rcp(p) => {
+            let cfg = RcpRouterConfig {
+                alpha: p.alpha,
+                beta: p.beta,
+                gamma: p.gamma,
+                init_rate_fact: p.init_rate_fact,
+                min_pprtt: p.min_pprtt,
+                ..RcpRouterConfig::default()
+            };
+            let t = cfg.upd_timeslot.min(cfg.initial_rtt).as_secs_f64();
+            let phase = Dur::from_secs_f64(t * (0.8 + 0.4 * uniform01(&mut rng)));
+            AnyLinkAlgorithm::Rcp(RcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
         }
     }
 }
@@ -685,6 +717,7 @@ impl Simulation {
                         };
                         AnyEchoer::MaxNet(MaxNetEcho::new(Dur(delay(fwd) + delay(rev))))
                     }
+                    Cc::Xcp => AnyEchoer::Xcp(XcpEcho::default()),
                     _ => AnyEchoer::Plain(PlainEcho::default()),
                 };
                 let rec = &mut self.flows[f as usize];

@@ -8,12 +8,16 @@
 
 pub mod maxnet;
 pub mod newreno;
+pub mod rcp;
+pub mod xcp;
 
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
 
 pub use maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
 pub use newreno::{NewReno, NewRenoConfig};
+pub use rcp::{Rcp, RcpConfig};
+pub use xcp::{Xcp, XcpConfig, XcpEcho};
 
 /// What one arriving ACK told the transport, handed to the controller after the transport has
 /// updated its own state (RTT estimator, scoreboard, bytes in flight).
@@ -76,6 +80,13 @@ pub trait Controller {
     fn ssthresh_bytes(&self) -> u64 {
         u64::MAX
     }
+    /// When the next rate probe is due (RCP's REF packets for flows slower than one packet per
+    /// RTT); `None` for schemes without probes.
+    fn probe_due(&self) -> Option<Time> {
+        None
+    }
+    /// A probe left at `now`.
+    fn on_probe_sent(&mut self, _now: Time) {}
 }
 
 /// Static dispatch over every sender algorithm.
@@ -83,6 +94,8 @@ pub trait Controller {
 pub enum AnyController {
     NewReno(NewReno),
     MaxNet(MaxNet),
+    Xcp(Xcp),
+    Rcp(Rcp),
 }
 
 macro_rules! dispatch {
@@ -90,6 +103,8 @@ macro_rules! dispatch {
         match $self {
             AnyController::NewReno($a) => $body,
             AnyController::MaxNet($a) => $body,
+            AnyController::Xcp($a) => $body,
+            AnyController::Rcp($a) => $body,
         }
     };
 }
@@ -134,6 +149,13 @@ impl Controller for AnyController {
     fn ssthresh_bytes(&self) -> u64 {
         dispatch!(self, a => a.ssthresh_bytes())
     }
+    #[inline]
+    fn probe_due(&self) -> Option<Time> {
+        dispatch!(self, a => a.probe_due())
+    }
+    fn on_probe_sent(&mut self, now: Time) {
+        dispatch!(self, a => a.on_probe_sent(now))
+    }
 }
 
 /// Receiver side: turns the congestion headers of arriving data into the header echoed on ACKs.
@@ -164,6 +186,7 @@ impl Echoer for PlainEcho {
 pub enum AnyEchoer {
     Plain(PlainEcho),
     MaxNet(MaxNetEcho),
+    Xcp(XcpEcho),
 }
 
 impl Echoer for AnyEchoer {
@@ -172,6 +195,7 @@ impl Echoer for AnyEchoer {
         match self {
             AnyEchoer::Plain(e) => e.on_data(now, hdr),
             AnyEchoer::MaxNet(e) => e.on_data(now, hdr),
+            AnyEchoer::Xcp(e) => e.on_data(now, hdr),
         }
     }
     #[inline]
@@ -179,6 +203,7 @@ impl Echoer for AnyEchoer {
         match self {
             AnyEchoer::Plain(e) => e.echo(now),
             AnyEchoer::MaxNet(e) => e.echo(now),
+            AnyEchoer::Xcp(e) => e.echo(now),
         }
     }
 }

@@ -15,7 +15,9 @@
 pub mod droptail;
 pub mod markmax;
 pub mod maxnet;
+pub mod rcp;
 pub mod red;
+pub mod xcp;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
@@ -23,7 +25,9 @@ use crate::time::Time;
 pub use droptail::{DropTail, DropTailConfig};
 pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
+pub use rcp::{RcpRouter, RcpRouterConfig, RCP_PRESETS};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
+pub use xcp::{XcpRouter, XcpRouterConfig};
 
 /// What happens to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -91,6 +95,8 @@ pub enum AnyLinkAlgorithm {
     Red(Red),
     MarkMax(MarkMax),
     MaxNet(MaxNetRouter),
+    Xcp(XcpRouter),
+    Rcp(RcpRouter),
 }
 
 macro_rules! dispatch {
@@ -100,6 +106,8 @@ macro_rules! dispatch {
             AnyLinkAlgorithm::Red($a) => $body,
             AnyLinkAlgorithm::MarkMax($a) => $body,
             AnyLinkAlgorithm::MaxNet($a) => $body,
+            AnyLinkAlgorithm::Xcp($a) => $body,
+            AnyLinkAlgorithm::Rcp($a) => $body,
         }
     };
 }

@@ -64,6 +64,8 @@ pub struct Receiver {
     sack_recent_len: usize,
     /// ACKs owed now (several when several immediate-ACK events happened between polls).
     acks_owed: u32,
+    /// Probes (Flags::PROBE) waiting for their answer.
+    probe_acks_owed: u32,
     /// In-order segments received since the last ACK (delayed-ACK counter).
     unacked_segments: u32,
     /// Delayed-ACK deadline.
@@ -92,6 +94,7 @@ impl Receiver {
             sack_recent: [0; SACK_HISTORY],
             sack_recent_len: 0,
             acks_owed: 0,
+            probe_acks_owed: 0,
             unacked_segments: 0,
             ack_deadline: None,
             ts_recent: Time::ZERO,
@@ -108,6 +111,12 @@ impl Receiver {
     #[inline]
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) -> u64 {
         if pkt.seg.kind != SegmentKind::Data {
+            return 0;
+        }
+        if pkt.seg.flags.contains(Flags::PROBE) {
+            // A rate probe: its header is echoed at once; the sequence space is untouched.
+            self.echo.on_data(now, &pkt.cc);
+            self.probe_acks_owed += 1;
             return 0;
         }
         let seg = &pkt.seg;
@@ -182,6 +191,24 @@ impl Receiver {
     /// The next ACK to send, if one is due.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.probe_acks_owed > 0 {
+            self.probe_acks_owed -= 1;
+            let seg = Segment {
+                kind: SegmentKind::Ack,
+                flags: Flags::PROBE,
+                ack: self.rcv_nxt,
+                ts_echo: self.ts_recent,
+                ..Segment::default()
+            };
+            let cc: CongestionHeader = self.echo.echo(now);
+            return Some(Packet {
+                flow: self.flow,
+                wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+                ecn: Ecn::NotEct,
+                seg,
+                cc,
+            });
+        }
         if self.acks_owed == 0 {
             return None;
         }

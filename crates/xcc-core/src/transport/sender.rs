@@ -42,7 +42,13 @@
 //!   except retransmissions (section 6.1.5). CWR is also sent after loss and timeout reductions
 //!   (section 6.1.2: "for any reason").
 //! - **Pacing.** If the controller gives a rate (or `pace_windowed` is set and an RTT is known),
-//!   data packets are spaced by `wire_bytes * 8 / rate`.
+//!   data packets are spaced by `wire_bytes * 8 / rate`. When a controller's own rate changes
+//!   (a rate-based scheme's feedback), the next departure is re-timed from the last one at the
+//!   new rate, at once (ns-2 rcp-host `rate_change`): a flow released from a low rate does not
+//!   wait out the old, long gap.
+//! - **Probes.** A controller may ask for rate probes ([`Controller::probe_due`]): payload-less
+//!   data segments with [`Flags::PROBE`], outside the sequence space, sent only while the flow
+//!   has data to send; their ACKs carry feedback and nothing else.
 //!
 //! # Controller hooks, in order
 //!
@@ -198,6 +204,11 @@ pub struct Sender<C: Controller = AnyController> {
     next_send: Time,
     /// The last `poll_transmit` had a packet ready but the pacer held it.
     pacing_blocked: bool,
+    /// The controller's rate the pacer last spaced packets at (0: none yet).
+    paced_rate: f64,
+    /// When the last data packet left, and its size on the wire (for re-timing).
+    last_send: Time,
+    last_wire: u32,
 }
 
 impl<C: Controller> Sender<C> {
@@ -256,6 +267,9 @@ impl<C: Controller> Sender<C> {
             rto_deadline: None,
             next_send: now,
             pacing_blocked: false,
+            paced_rate: 0.0,
+            last_send: now,
+            last_wire: 0,
         }
     }
 
@@ -265,6 +279,12 @@ impl<C: Controller> Sender<C> {
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
         let seg = &pkt.seg;
         if seg.kind != SegmentKind::Ack || seg.ack < self.snd_una || seg.ack > self.snd_max {
+            return;
+        }
+        if seg.flags.contains(Flags::PROBE) {
+            // A probe's answer: feedback only, no sequence-space meaning.
+            self.cc.on_feedback(now, &pkt.cc);
+            self.retime_pacer();
             return;
         }
         let ack = seg.ack;
@@ -383,12 +403,52 @@ impl<C: Controller> Sender<C> {
         };
         self.cc.on_feedback(now, &pkt.cc);
         self.cc.on_ack(now, &ev);
+        self.retime_pacer();
+    }
+
+    /// A rate-based controller changed its rate: the next departure is the last one plus the
+    /// new gap (sent at once if that is already past).
+    #[inline]
+    fn retime_pacer(&mut self) {
+        if let Some(r) = self.cc.pacing_rate_bps() {
+            if r != self.paced_rate && r.is_finite() && r > 0.0 && self.last_wire > 0 {
+                self.next_send = self.last_send + Dur::from_secs_f64(self.last_wire as f64 * 8.0 / r);
+                self.paced_rate = r;
+            }
+        }
+    }
+
+    /// A probe, if the controller wants one now and the flow still has data to move.
+    fn poll_probe(&mut self, now: Time) -> Option<Packet> {
+        let due = self.cc.probe_due()?;
+        if due > now || (self.snd_una >= self.snd_max && !self.has_new_data()) {
+            return None;
+        }
+        self.cc.on_probe_sent(now);
+        let mut cc = CongestionHeader::default();
+        self.cc.stamp(now, &mut cc);
+        Some(Packet {
+            flow: self.flow,
+            wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+            ecn: Ecn::NotEct,
+            seg: Segment {
+                kind: SegmentKind::Data,
+                flags: Flags::PROBE,
+                seq: self.snd_max,
+                ts_val: now,
+                ..Segment::default()
+            },
+            cc,
+        })
     }
 
     /// The next packet to send now, if the window, the pacer and the data allow one.
     /// Retransmissions of lost segments go before new data.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if let Some(p) = self.poll_probe(now) {
+            return Some(p);
+        }
         let (seq, retx) = match self.next_lost() {
             Some(s) => (s, true),
             None if self.has_new_data() => {
@@ -430,6 +490,7 @@ impl<C: Controller> Sender<C> {
         };
         take(self.rto_deadline);
         take(self.pacing_blocked.then_some(self.next_send));
+        take(self.cc.probe_due());
         t
     }
 
@@ -621,6 +682,9 @@ impl<C: Controller> Sender<C> {
         if let Some(rate) = pacing {
             let gap = Dur::from_secs_f64(wire_bytes as f64 * 8.0 / rate);
             self.next_send = self.next_send.max(now) + gap;
+            self.paced_rate = rate;
+            self.last_send = now;
+            self.last_wire = wire_bytes;
         }
         Packet {
             flow: self.flow,

@@ -6,6 +6,8 @@
 //! round-trip test.
 
 use super::maxnet::MaxNetHeader;
+use super::rcp::RcpHeader;
+use super::xcp::XcpHeader;
 use super::WireError;
 
 /// Protocol numbers of the shim header.
@@ -14,6 +16,10 @@ pub mod proto {
     pub const NONE: u8 = 0;
     /// MaxNet: the TCP option kind of seed 000 (Fig. 4), reused as the shim's protocol number.
     pub const MAXNET: u8 = 42;
+    /// XCP (ns-2.35 / draft-falk-xcp-spec fields).
+    pub const XCP: u8 = 43;
+    /// RCP (rate and RTT).
+    pub const RCP: u8 = 44;
 }
 
 /// Explicit feedback fields, as values.
@@ -24,6 +30,10 @@ pub enum CongestionHeader {
     None,
     /// MaxNet's price and echo (seed 000, Fig. 4).
     MaxNet(MaxNetHeader),
+    /// XCP's RTT, inter-packet time and feedback (protocols.md 2.2).
+    Xcp(XcpHeader),
+    /// RCP's offered rate and RTT (protocols.md 3.4).
+    Rcp(RcpHeader),
 }
 
 /// Bytes of the shim framing (protocol number and body length).
@@ -34,6 +44,8 @@ impl CongestionHeader {
         match self {
             CongestionHeader::None => proto::NONE,
             CongestionHeader::MaxNet(_) => proto::MAXNET,
+            CongestionHeader::Xcp(_) => proto::XCP,
+            CongestionHeader::Rcp(_) => proto::RCP,
         }
     }
 
@@ -42,6 +54,8 @@ impl CongestionHeader {
         match self {
             CongestionHeader::None => 0,
             CongestionHeader::MaxNet(_) => MaxNetHeader::LEN,
+            CongestionHeader::Xcp(_) => XcpHeader::LEN,
+            CongestionHeader::Rcp(_) => RcpHeader::LEN,
         }
     }
 
@@ -64,6 +78,8 @@ impl CongestionHeader {
         match self {
             CongestionHeader::None => {}
             CongestionHeader::MaxNet(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+            CongestionHeader::Xcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+            CongestionHeader::Rcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
         }
         Ok(n)
     }
@@ -81,6 +97,12 @@ impl CongestionHeader {
             (proto::NONE, 0) => CongestionHeader::None,
             (proto::MAXNET, MaxNetHeader::LEN) => {
                 CongestionHeader::MaxNet(MaxNetHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
+            (proto::XCP, XcpHeader::LEN) => {
+                CongestionHeader::Xcp(XcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
+            (proto::RCP, RcpHeader::LEN) => {
+                CongestionHeader::Rcp(RcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
             }
             _ => return Err(WireError::Malformed),
         };
@@ -121,6 +143,39 @@ mod tests {
         assert_eq!(buf, [42, 6, 0xAB, 0xCD, 0xEF, 0x80, 0x00, 0x01]);
         assert_eq!(CongestionHeader::parse(&buf), Ok((h, 8)));
         assert_eq!(CongestionHeader::parse(&[42, 5, 0, 0, 0, 0, 0]), Err(WireError::Malformed));
+    }
+
+    /// XCP: proto 43, 16-byte body (rtt, x, feedback, reverse feedback); wrong lengths rejected.
+    #[test]
+    fn xcp_round_trips_with_proto_43() {
+        let h = CongestionHeader::Xcp(XcpHeader {
+            rtt_us: 80_000,
+            x: 1.25e-4,
+            delta_throughput: -3.5e5,
+            reverse_feedback: 7.0,
+        });
+        assert_eq!(h.wire_len(), 18);
+        let mut buf = [0u8; 18];
+        assert_eq!(h.emit(&mut buf), Ok(18));
+        assert_eq!(buf[..6], [43, 16, 0x00, 0x01, 0x38, 0x80]);
+        assert_eq!(CongestionHeader::parse(&buf), Ok((h, 18)));
+        assert_eq!(CongestionHeader::parse(&[43, 8, 0, 0, 0, 0, 0, 0, 0, 0]), Err(WireError::Malformed));
+    }
+
+    /// RCP: proto 44, 8-byte body (rate, rtt); wrong lengths rejected.
+    #[test]
+    fn rcp_round_trips_with_proto_44() {
+        let h = CongestionHeader::Rcp(RcpHeader { rate: 19_375_000.0, rtt_us: 4_200 });
+        assert_eq!(h.wire_len(), 10);
+        let mut buf = [0u8; 10];
+        assert_eq!(h.emit(&mut buf), Ok(10));
+        assert_eq!(buf[..2], [44, 8]);
+        assert_eq!(buf[6..], [0, 0, 0x10, 0x68]);
+        assert_eq!(CongestionHeader::parse(&buf), Ok((h, 10)));
+        assert_eq!(
+            CongestionHeader::parse(&[44, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            Err(WireError::Malformed)
+        );
     }
 
     #[test]

@@ -7,12 +7,16 @@
 pub mod congestion;
 pub mod ecn;
 pub mod maxnet;
+pub mod rcp;
 pub mod segment;
+pub mod xcp;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
 pub use maxnet::MaxNetHeader;
+pub use rcp::RcpHeader;
 pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
+pub use xcp::XcpHeader;
 
 /// Why a byte buffer could not be parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

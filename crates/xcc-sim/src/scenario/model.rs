@@ -79,6 +79,25 @@ pub struct MaxNetRouterParams {
     pub x_max_bps: f64,
 }
 
+/// XCP router parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct XcpRouterParams {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+/// RCP router parameters (the preset's name is recorded for the report).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RcpRouterParams {
+    pub preset: &'static str,
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub init_rate_fact: f64,
+    pub min_pprtt: f64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Queue {
@@ -88,6 +107,10 @@ pub enum Queue {
     MarkMax(MarkMaxParams),
     #[serde(rename = "maxnet")]
     MaxNet(MaxNetRouterParams),
+    #[serde(rename = "xcp")]
+    Xcp(XcpRouterParams),
+    #[serde(rename = "rcp")]
+    Rcp(RcpRouterParams),
 }
 
 impl Queue {
@@ -97,6 +120,8 @@ impl Queue {
             Queue::Red(_) => "red",
             Queue::MarkMax(_) => "markmax",
             Queue::MaxNet(_) => "maxnet",
+            Queue::Xcp(_) => "xcp",
+            Queue::Rcp(_) => "rcp",
         }
     }
 }
@@ -144,6 +169,10 @@ pub enum Cc {
         dt_min_ns: u64,
         maxstart: bool,
     },
+    #[serde(rename = "xcp")]
+    Xcp,
+    #[serde(rename = "rcp")]
+    Rcp,
 }
 
 impl Cc {
@@ -151,6 +180,8 @@ impl Cc {
         match self {
             Cc::NewReno { .. } => "newreno",
             Cc::MaxNet { .. } => "maxnet",
+            Cc::Xcp => "xcp",
+            Cc::Rcp => "rcp",
         }
     }
 }
