@@ -80,6 +80,11 @@ pub trait Controller {
     fn ssthresh_bytes(&self) -> u64 {
         u64::MAX
     }
+    /// True for a rate-based scheme that may re-time the pacer or send probes (checked once,
+    /// when the transport is built, so window-based schemes pay nothing per packet).
+    fn is_rate_based(&self) -> bool {
+        false
+    }
     /// When the next rate probe is due (RCP's REF packets for flows slower than one packet per
     /// RTT); `None` for schemes without probes.
     fn probe_due(&self) -> Option<Time> {
@@ -148,6 +153,9 @@ impl Controller for AnyController {
     }
     fn ssthresh_bytes(&self) -> u64 {
         dispatch!(self, a => a.ssthresh_bytes())
+    }
+    fn is_rate_based(&self) -> bool {
+        dispatch!(self, a => a.is_rate_based())
     }
     #[inline]
     fn probe_due(&self) -> Option<Time> {

@@ -89,6 +89,10 @@ impl Controller for Rcp {
         *hdr = CongestionHeader::Rcp(RcpHeader { rate: f32::INFINITY, rtt_us });
     }
 
+    fn is_rate_based(&self) -> bool {
+        true
+    }
+
     fn probe_due(&self) -> Option<Time> {
         let rate = self.rate?;
         if self.min_rtt == Dur::ZERO {

@@ -204,6 +204,8 @@ pub struct Sender<C: Controller = AnyController> {
     next_send: Time,
     /// The last `poll_transmit` had a packet ready but the pacer held it.
     pacing_blocked: bool,
+    /// The controller is rate-based (re-timing and probes apply).
+    rate_based: bool,
     /// The controller's rate the pacer last spaced packets at (0: none yet).
     paced_rate: f64,
     /// When the last data packet left, and its size on the wire (for re-timing).
@@ -220,6 +222,7 @@ impl<C: Controller> Sender<C> {
     /// an unlimited flow wraps after 2^32 segments, ~6 TB at 1460 B, which no run reaches).
     pub fn new(flow: FlowId, cfg: TransportConfig, cc: C, size_bytes: Option<u64>, now: Time) -> Sender<C> {
         let mss = cfg.mss_bytes.max(1) as u64;
+        let rate_based = cc.is_rate_based();
         let (total_segs, last_payload) = match size_bytes {
             Some(s) => {
                 let n = s.div_ceil(mss);
@@ -267,6 +270,7 @@ impl<C: Controller> Sender<C> {
             rto_deadline: None,
             next_send: now,
             pacing_blocked: false,
+            rate_based,
             paced_rate: 0.0,
             last_send: now,
             last_wire: 0,
@@ -410,6 +414,9 @@ impl<C: Controller> Sender<C> {
     /// new gap (sent at once if that is already past).
     #[inline]
     fn retime_pacer(&mut self) {
+        if !self.rate_based {
+            return;
+        }
         if let Some(r) = self.cc.pacing_rate_bps() {
             if r != self.paced_rate && r.is_finite() && r > 0.0 && self.last_wire > 0 {
                 self.next_send = self.last_send + Dur::from_secs_f64(self.last_wire as f64 * 8.0 / r);
@@ -446,8 +453,10 @@ impl<C: Controller> Sender<C> {
     /// Retransmissions of lost segments go before new data.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
-        if let Some(p) = self.poll_probe(now) {
-            return Some(p);
+        if self.rate_based {
+            if let Some(p) = self.poll_probe(now) {
+                return Some(p);
+            }
         }
         let (seq, retx) = match self.next_lost() {
             Some(s) => (s, true),
@@ -490,7 +499,9 @@ impl<C: Controller> Sender<C> {
         };
         take(self.rto_deadline);
         take(self.pacing_blocked.then_some(self.next_send));
-        take(self.cc.probe_due());
+        if self.rate_based {
+            take(self.cc.probe_due());
+        }
         t
     }
 

@@ -1,0 +1,172 @@
+"""xcc-abrupt: abrupt change in demand (seed 002).
+
+One flow from 0 to 120 s; ten more join at 30 s and leave at 113 s. 1 Gbit/s, RTT 50 ms (our
+choice: seed 002's single-bottleneck RTT), bottleneck buffer 20 000 packets (our choice, large
+enough for the paper's 11 000-packet queue). Seed 002: when the ten flows join, RCP overshoots the
+link capacity by 300 % and its queue jumps to 11 000 packets; PIQI-RCP does much better.
+
+Overshoot is measured as the peak input rate at the bottleneck over its capacity, minus one, from
+100 ms averages (input = transmitted + queue growth), in the 5 s after the surge; the peak queue
+likewise. Also reported: packets dropped, and how long the queue takes to drain below 100
+packets after the surge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from . import _xcc
+from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
+
+ID = "xcc-abrupt"
+TITLE = "Abrupt change in demand: 1 flow, then 10 more (seed 002)"
+CLAIM = "RCP overshoots capacity by ~300 % with an ~11000-packet queue; PIQI-RCP much better"
+T_END, T_JOIN, T_LEAVE = 120.0, 30.0, 113.0
+PAPER_RCP_QUEUE = 11000
+PAPER_RCP_OVERSHOOT = 3.0
+
+
+def flows() -> list[_xcc.Flow]:
+    return [_xcc.Flow("long", 0.05)] + [
+        _xcc.Flow(f"burst{k}", 0.05, start_s=T_JOIN, stop_s=T_LEAVE) for k in range(1, 11)
+    ]
+
+
+def measure(res, p: _xcc.Protocol, scale: float) -> dict:
+    s = _xcc.link_summary(res, p, _xcc.BOTTLENECK)
+    ls = _xcc.link_series(res, _xcc.BOTTLENECK)
+    t = ls["time_s"]
+    cap = s["capacity_bps"]
+    q = ls["queue_bytes"] / p.data_wire_bytes
+    t100, in100 = _xcc.averaged(t, _xcc.input_rate(ls), 10)
+    a, b = T_JOIN * scale, (T_JOIN + 5) * scale
+    sel100 = (t100 > a) & (t100 <= b)
+    sel = (t > a) & (t <= b)
+    peak_q = float(q[sel].max()) if sel.any() else float("nan")
+    # Drain: first sample after the peak with fewer than 100 packets queued.
+    after = np.nonzero((t > a) & (q >= peak_q - 0.5))[0]
+    drain = float("nan")
+    if len(after):
+        k0 = after[0]
+        low = np.nonzero(q[k0:] < 100)[0]
+        if len(low):
+            drain = float(t[k0 + low[0]] - a)
+    util = _xcc.window_mean(t, ls["rate_bps"] / cap, (T_JOIN + 10) * scale, T_LEAVE * scale)
+    return {
+        **s,
+        "surge_peak_queue_packets": peak_q,
+        "surge_overshoot": float(in100[sel100].max() / cap - 1) if sel100.any() else float("nan"),
+        "drain_s": drain,
+        "utilisation_with_11": util,
+    }
+
+
+def run(out_dir, quick=False, *, log=None, progress=True):
+    log = log or (lambda _m: None)
+    scale = 0.2 if quick else 1.0
+    out_dir = Path(out_dir)
+    with atomic_dir(out_dir) as tmp:
+        log(f"{ID}: {T_END * scale:g} s per protocol")
+        results = _xcc.run_all(
+            lambda p: _xcc.dumbbell(p, ID, flows(), duration_s=T_END, scale=scale),
+            tmp,
+            log,
+            progress,
+        )
+        m = {p.name: measure(results[p.name], p, scale) for p in _xcc.PROTOCOLS}
+        comparisons = [
+            Comparison(
+                "RCP queue at the surge",
+                PAPER_RCP_QUEUE,
+                m["rcp"]["surge_peak_queue_packets"],
+                "packets",
+            ),
+            Comparison(
+                "RCP overshoot at the surge", PAPER_RCP_OVERSHOOT, m["rcp"]["surge_overshoot"], ""
+            ),
+        ]
+        figs = _xcc.figure_rates(
+            tmp, results, ["long", "burst1"], _xcc.BOTTLENECK, "1 flow, +10 at 30 s, -10 at 113 s"
+        )
+        write_metrics(tmp, ID, quick=quick, comparisons=comparisons, measured=m, figures=figs)
+        (tmp / "report.md").write_text(_report(m, figs, quick), encoding="utf-8")
+    return out_dir / "report.md"
+
+
+def _report(m: dict, figs: list[str], quick: bool) -> str:
+    protos = _xcc.PROTOCOLS
+    rows = [
+        ["packets dropped", *[str(m[p.name]["drops"]) for p in protos]],
+        [
+            "peak queue, whole run (packets)",
+            *[fmt(m[p.name]["peak_queue_packets"], 0) for p in protos],
+        ],
+        [
+            "peak queue, 5 s after the surge (packets)",
+            *[fmt(m[p.name]["surge_peak_queue_packets"], 0) for p in protos],
+        ],
+        [
+            "overshoot at the surge (input / C - 1)",
+            *[fmt(100 * m[p.name]["surge_overshoot"], 0) + " %" for p in protos],
+        ],
+        ["queue below 100 packets after (s)", *[fmt(m[p.name]["drain_s"], 2) for p in protos]],
+        [
+            "utilisation 40-113 s",
+            *[fmt(100 * m[p.name]["utilisation_with_11"], 1) + " %" for p in protos],
+        ],
+    ]
+    rcp = m["rcp"]
+    text = [
+        *_xcc.header(ID, TITLE, quick, __doc__),
+        "## Results",
+        "",
+        markdown_table(["", *[p.label for p in protos]], rows),
+        "",
+        "## Against the paper",
+        "",
+        markdown_table(
+            ["quantity", "paper (RCP, Linux)", "ours (RCP)"],
+            [
+                [
+                    "overshoot when 10 flows join",
+                    "300 %",
+                    fmt(100 * rcp["surge_overshoot"], 0) + " %",
+                ],
+                [
+                    "queue when 10 flows join",
+                    f"{PAPER_RCP_QUEUE} packets",
+                    fmt(rcp["surge_peak_queue_packets"], 0) + " packets",
+                ],
+                ["PIQI-RCP", "much better than RCP", "not in the simulator yet"],
+            ],
+        ),
+        "",
+        _xcc.loss_sentence(m) + " " + _discussion(m),
+        "",
+        "## Figure",
+        "",
+        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        "",
+    ]
+    return "\n".join(text)
+
+
+def _discussion(m: dict) -> str:
+    rcp = m["rcp"]
+    ov = rcp["surge_overshoot"]
+    # The arithmetic of RCP's jump: ten flows join at R = C (one flow had the whole link).
+    expected = 10.0
+    return (
+        f"RCP's input at the surge reached {fmt(1 + ov, 2)} times the capacity. Before the surge "
+        "the single flow had the link to itself, so the rate R the router offers was C; each of "
+        "the ten joining flows starts at once at R (no slow start), so the input jumps towards "
+        f"11 C, an overshoot of up to {expected:.0f}00 % for the time R needs to fall: R "
+        "shrinks by at most a factor (1 - alpha T/d) per interval on the rate mismatch, plus the "
+        "queue term, and the new flows only hear of it an RTT later. The paper's 300 % is a "
+        "third of this bound; a smaller measured overshoot than the bound means R fell before "
+        "every new flow had started at the old rate (our joins are simultaneous, so all ten start "
+        "within one packet time of each other). The paper's Linux hosts pace in software and "
+        "start their flows from a script, which spreads the joins; seed 002 does not say how far."
+    )
