@@ -106,10 +106,12 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "implemented",
         "xcc_rtt_fairness",
     ),
-    Experiment("xcp-maxmin-gap", "XCP is not max-min fair", "002", _P),
+    Experiment("xcp-maxmin-gap", "XCP is not max-min fair", "002", "implemented", "xcp_maxmin_gap"),
     Experiment("xcc-mice", "Explicit protocols with mice traffic", "002", _P),
     Experiment("xcc-abrupt", "Abrupt change in demand", "002", "implemented", "xcc_abrupt"),
-    Experiment("xcc-multilink", "Two bottlenecks (parking lot)", "002", _P),
+    Experiment(
+        "xcc-multilink", "Two bottlenecks (parking lot)", "002", "implemented", "xcc_multilink"
+    ),
     Experiment(
         "markmax-fluid",
         "MarkMax fluid model (Table I)",
