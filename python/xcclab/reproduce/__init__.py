@@ -107,7 +107,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "xcc_rtt_fairness",
     ),
     Experiment("xcp-maxmin-gap", "XCP is not max-min fair", "002", "implemented", "xcp_maxmin_gap"),
-    Experiment("xcc-mice", "Explicit protocols with mice traffic", "002", _P),
+    Experiment(
+        "xcc-mice", "Explicit protocols with mice traffic", "002", "implemented", "xcc_mice"
+    ),
     Experiment("xcc-abrupt", "Abrupt change in demand", "002", "implemented", "xcc_abrupt"),
     Experiment(
         "xcc-multilink", "Two bottlenecks (parking lot)", "002", "implemented", "xcc_multilink"
