@@ -2,7 +2,9 @@
 
 Provenance cites where the behaviour comes from (``/work/shared/specs/protocols.md`` tags:
 RFCs, the seed papers, reference code). "planned" algorithms are specified but not yet in
-the simulator; scenarios that name them are rejected by the scenario parser.
+the simulator; scenarios that name them are rejected by the scenario parser. "reconstructed"
+algorithms run in the simulator, but their papers' equations could not be read: the laws are
+our reconstruction from what is known (docs/algorithms/<name>.md says what and from where).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 class Algorithm:
     name: str
     role: str  # "host" | "link" | "host+link"
-    status: str  # "implemented" | "planned"
+    status: str  # "implemented" | "reconstructed" | "planned"
     provenance: str
 
 
@@ -30,8 +32,20 @@ ALGORITHMS: tuple[Algorithm, ...] = (
     ),
     Algorithm("xcp", "host+link", "planned", "Katabi et al. SIGCOMM 2002, ns-2.35 code"),
     Algorithm("rcp", "host+link", "planned", "Dukkipati et al., Stanford ns-2 RCP v4"),
-    Algorithm("piqi-rcp", "host+link", "planned", "seed 002; update law not yet published [GAP]"),
-    Algorithm("jetmax", "host+link", "planned", "seeds 000/002; formulas [GAP]"),
+    Algorithm(
+        "piqi-rcp",
+        "host+link",
+        "reconstructed",
+        "Jain & Loguinov IWQoS 2007 (abstract only), seeds 002/004: T = 5 ms, kappa* bound; "
+        "law reconstructed",
+    ),
+    Algorithm(
+        "jetmax",
+        "host+link",
+        "reconstructed",
+        "Zhang, Leonard & Loguinov INFOCOM 2006 (abstracts only), seeds 000/002; "
+        "laws and header reconstructed",
+    ),
     Algorithm("slbn", "host+link", "planned", "seed 004 (StateLess B-Neck)"),
     Algorithm("erica", "link", "planned", "Jain et al. ERICA (ATM TM 4.0), recalled"),
     Algorithm("bfyz", "link", "planned", "as characterised in seed 004 [GAP]"),

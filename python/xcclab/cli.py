@@ -200,13 +200,19 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         enc = price_encoding(args.x_max, args.x_min, args.t, args.epsilon)
         print(format_encoding(enc))
     else:
-        from .maxnet_stability import design, format_design, plot_design
+        from .maxnet_stability import design, format_design, plot_design, slope_range
 
         d = design(args.tau_bar, args.alpha * args.t, args.eta)
         print(format_design(d))
+        slopes = slope_range(d, args.alpha)
         print(
             f"alpha = {args.alpha}: "
-            + ("stable" if args.alpha < d.alpha_max else "NOT provably stable")
+            + (
+                f"stable; lines through -1/alpha above S and T have slopes in "
+                f"[{slopes[0]:.4f}, {slopes[1]:.4f}]"
+                if args.alpha < d.alpha_max and slopes
+                else "NOT provably stable"
+            )
         )
         if args.plot:
             for path in plot_design(d, Path(args.plot) / "spiral-tail-line"):

@@ -16,8 +16,12 @@ Algorithm 3, for an upper bound tau_bar on the RTT and given alpha T and eta:
 Step 4 leaves the line's slope free; we take the line that gives the largest alpha_max: with
 ``c = 1 / alpha_max`` and ``u = 1 / gamma`` every point must satisfy ``y <= (x + c) / u``, i.e.
 ``c >= u y - x``, so ``c(u) = max_p (u y_p - x_p)``, convex in ``u``, minimised by a golden-section
-search. The paper's numbers for tau_bar = 1000 s, T = 0.4 s, alpha = 0.66, eta = 0.06
-(alpha T = 0.264 s): gamma = 0.3504, omega_bar = 0.001525.
+search. The paper's numbers for tau_bar = 1000 s, T = 0.4 s, alpha = 0.66, eta = 0.06:
+gamma = 0.3504, omega_bar = 0.001525. That gamma is the optimal line's slope for alpha T = 0.26 s
+(0.3504 to four figures); alpha T = 0.264 s exactly gives 0.3523 (docs/algorithms/maxnet.md).
+
+Because the slope is free, :func:`slope_range` also answers the question the paper actually
+asks of its parameters: which lines through -1/alpha lie above S and T for a given alpha.
 """
 
 from __future__ import annotations
@@ -101,6 +105,22 @@ def design(tau_bar: float, alpha_t: float, eta: float, points: int = 20_000) -> 
     log_u = 0.5 * (lo + hi)
     c = c_of(log_u)
     return StabilityDesign(tau_bar, alpha_t, eta, w_bar, math.exp(-log_u), 1.0 / c, spiral, tail)
+
+
+def slope_range(d: StabilityDesign, alpha: float) -> tuple[float, float] | None:
+    """The slopes of the lines L through -1/alpha that lie above S and T, as (lowest, highest);
+    None if there is none (alpha >= alpha_max). A point left of -1/alpha bounds the slope from
+    above, a point right of it from below."""
+    if not (alpha > 0 and math.isfinite(alpha)):
+        raise ValueError(f"alpha = {alpha}: expected a positive number")
+    pts = np.concatenate([d.spiral, d.tail])
+    dx, y = pts.real + 1.0 / alpha, pts.imag
+    right, left = dx > 0, dx < 0
+    if np.any((dx == 0) & (y > 0)):
+        return None
+    lowest = float(np.max(y[right] / dx[right], initial=0.0))
+    highest = float(np.min(y[left] / dx[left], initial=math.inf))
+    return (lowest, highest) if lowest <= highest else None
 
 
 def phase_margin_alpha(tau: float, alpha_t: float, eta: float, margin_deg: float = 45.0) -> float:

@@ -92,6 +92,8 @@ def test_list_shows_algorithms_and_experiments(capsys):
     for name in ("erica", "bfyz", "cobb", "markmax-b", "markmax-t"):
         assert f"  {name} " in stdout
     assert "markmax-s1-dt" in stdout and "planned" in stdout
+    assert "  piqi-rcp    host+link  reconstructed" in stdout
+    assert "  jetmax      host+link  reconstructed" in stdout
 
 
 def test_reproduce_list_and_unknown(capsys, tmp_path):

@@ -5,14 +5,16 @@ use xcc_core::host::{
     AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho, Rcp, RcpConfig, Xcp,
     XcpConfig, XcpEcho,
 };
+use xcc_core::host::{JetMax, JetMaxConfig, PiqiRcp, PiqiRcpConfig};
 use xcc_core::link::{
     AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
-    MaxNetRouter, MaxNetRouterConfig, RcpRouter, RcpRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
-    XcpRouter, XcpRouterConfig,
+    MaxNetRouter, MaxNetRouterConfig, RcpRouter, RcpRouterConfig, RcpRttFilter, Red, RedAction, RedConfig, RedUnit,
+    RedVariant, XcpRouter, XcpRouterConfig,
 };
+use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
-use xcc_core::wire::{Ecn, Segment, SegmentKind};
+use xcc_core::wire::{CongestionHeader, Ecn, JetMaxHeader, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
@@ -196,6 +198,17 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
                 ..RcpConfig::default()
             }))
         }
+        Cc::PiqiRcp => AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes })),
+        Cc::JetMax { tau } => {
+            // A full-size packet on the wire: the share each packet stands for.
+            let shim = CongestionHeader::JetMax(JetMaxHeader::default()).wire_len() as u32;
+            AnyController::JetMax(JetMax::new(JetMaxConfig {
+                tau,
+                packet_bytes: t.mss_bytes + t.header_bytes + shim,
+                mss_bytes: t.mss_bytes,
+                ..JetMaxConfig::default()
+            }))
+        }
     }
 }
 
@@ -250,11 +263,30 @@ fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorit
                 gamma: p.gamma,
                 init_rate_fact: p.init_rate_fact,
                 min_pprtt: p.min_pprtt,
+                rtt_filter: if p.rtt_filter == "last" { RcpRttFilter::LastSample } else { RcpRttFilter::Ns2Ewma },
                 ..RcpRouterConfig::default()
             };
             let t = cfg.upd_timeslot.min(cfg.initial_rtt).as_secs_f64();
             let phase = Dur::from_secs_f64(t * (0.8 + 0.4 * uniform01(&mut rng)));
             AnyLinkAlgorithm::Rcp(RcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
+        }
+        Queue::PiqiRcp(p) => {
+            let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);
+            let cfg = PiqiRcpRouterConfig {
+                interval: Dur(p.interval_ns),
+                kappa: p.kappa.map_or(PiqiRcpKappa::Auto, PiqiRcpKappa::Fixed),
+                gamma: p.gamma,
+                initial_fraction: p.initial_fraction,
+                rtt0: Dur(p.rtt0_ns),
+                ..PiqiRcpRouterConfig::default()
+            };
+            AnyLinkAlgorithm::PiqiRcp(PiqiRcpRouter::new(cfg, rate_bps, phase))
+        }
+        Queue::JetMax(p) => {
+            let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);
+            let cfg =
+                JetMaxRouterConfig { gamma: p.gamma, interval: Dur(p.interval_ns), ..JetMaxRouterConfig::default() };
+            AnyLinkAlgorithm::JetMax(JetMaxRouter::new(cfg, rate_bps, phase))
         }
     }
 }

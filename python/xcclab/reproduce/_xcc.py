@@ -47,8 +47,9 @@ PROTOCOLS: tuple[Protocol, ...] = (
     Protocol("xcp", "XCP", "xcp", "xcp", 1.0, 18),
     Protocol("rcp", "RCP", {"kind": "rcp", "preset": "stanford"}, "rcp", 1.0, 10),
     Protocol("maxnet", "MaxNet", {"kind": "maxnet", "mu": 0.95}, "maxnet", 0.95, 8),
-    # PIQI-RCP and JetMax join every report with one entry each here once the simulator has
-    # them (router kind, source kind, utilisation target, shim bytes).
+    # Reconstructed laws (docs/algorithms/piqi-rcp.md, jetmax.md), their default targets.
+    Protocol("piqi-rcp", "PIQI-RCP", "piqi-rcp", "piqi-rcp", 0.98, 10),
+    Protocol("jetmax", "JetMax", "jetmax", "jetmax", 0.95, 13),
 )
 
 
@@ -253,7 +254,7 @@ def header(experiment: str, title: str, quick: bool, doc: str) -> list[str]:
         + "; ".join(
             f"{p.label} (router `{p.queue}`, target utilisation {p.target:g})" for p in PROTOCOLS
         )
-        + ". PIQI-RCP and JetMax are not in the simulator yet; their columns will appear when "
-        "they are (one entry in `reproduce/_xcc.py`).",
+        + ". PIQI-RCP's and JetMax's update laws are reconstructions (their papers' text could "
+        "not be obtained; see docs/algorithms/piqi-rcp.md and jetmax.md).",
         "",
     ]

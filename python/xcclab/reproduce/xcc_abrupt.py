@@ -150,7 +150,14 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                     f"{PAPER_RCP_QUEUE} packets",
                     fmt(rcp["surge_peak_queue_packets"], 0) + " packets",
                 ],
-                ["PIQI-RCP", "much better than RCP", "not in the simulator yet"],
+                [
+                    "PIQI-RCP: overshoot / queue at the surge",
+                    "much better than RCP",
+                    fmt(100 * m["piqi-rcp"]["surge_overshoot"], 0)
+                    + " % / "
+                    + fmt(m["piqi-rcp"]["surge_peak_queue_packets"], 0)
+                    + " packets",
+                ],
             ],
         ),
         "",
@@ -184,5 +191,21 @@ def _discussion(m: dict) -> str:
         "not say how far), so fewer flows run at the stale R at the same time. MaxNet's MaxStart "
         "has the same weakness with simultaneous joins (all probes see the same spare capacity; "
         "seed 000 Section IV-B leaves that case open); XCP grows each new flow from one segment "
-        "by the routers' feedback and barely queues."
+        "by the routers' feedback and barely queues. " + _piqi_sentence(m)
+    )
+
+
+def _piqi_sentence(m: dict) -> str:
+    p, r = m["piqi-rcp"], m["rcp"]
+    better = p["surge_peak_queue_packets"] < r["surge_peak_queue_packets"]
+    return (
+        f"PIQI-RCP (our reconstruction) queues {fmt(p['surge_peak_queue_packets'], 0)} packets "
+        f"at the surge against RCP's {fmt(r['surge_peak_queue_packets'], 0)}: "
+        + (
+            "less, as the paper found."
+            if better
+            else "not less, unlike the paper; its joining flows also start at the offered rate, "
+            "and the reconstructed law has no queue term to drain what they queue faster than "
+            "(1 - gamma) C (docs/algorithms/piqi-rcp.md)."
+        )
     )

@@ -125,6 +125,19 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                 ["RCP: after a flow joins", "5 s", fmt(rcp["join_s"], 2) + " s"],
                 ["XCP: time to saturate", "almost instantaneous", fmt(xcp["fill_s"], 2) + " s"],
                 [
+                    "JetMax: time to saturate",
+                    "almost instantaneous",
+                    fmt(m["jetmax"]["fill_s"], 2) + " s",
+                ],
+                [
+                    "PIQI-RCP: saturate / after the join",
+                    "better than RCP",
+                    fmt(m["piqi-rcp"]["fill_s"], 2)
+                    + " s / "
+                    + fmt(m["piqi-rcp"]["join_s"], 2)
+                    + " s",
+                ],
+                [
                     "RTT-fair in steady state",
                     "all",
                     (

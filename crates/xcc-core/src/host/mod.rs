@@ -6,16 +6,20 @@
 //! Adding an algorithm: one file here, one variant in [`AnyController`] (and, if its receiver
 //! does more than copy the header back, one in [`AnyEchoer`]).
 
+pub mod jetmax;
 pub mod maxnet;
 pub mod newreno;
+pub mod piqi_rcp;
 pub mod rcp;
 pub mod xcp;
 
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
 
+pub use jetmax::{JetMax, JetMaxConfig};
 pub use maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
 pub use newreno::{NewReno, NewRenoConfig};
+pub use piqi_rcp::{PiqiRcp, PiqiRcpConfig};
 pub use rcp::{Rcp, RcpConfig};
 pub use xcp::{Xcp, XcpConfig, XcpEcho};
 
@@ -101,6 +105,8 @@ pub enum AnyController {
     MaxNet(MaxNet),
     Xcp(Xcp),
     Rcp(Rcp),
+    PiqiRcp(PiqiRcp),
+    JetMax(JetMax),
 }
 
 macro_rules! dispatch {
@@ -110,6 +116,8 @@ macro_rules! dispatch {
             AnyController::MaxNet($a) => $body,
             AnyController::Xcp($a) => $body,
             AnyController::Rcp($a) => $body,
+            AnyController::PiqiRcp($a) => $body,
+            AnyController::JetMax($a) => $body,
         }
     };
 }

@@ -13,8 +13,10 @@
 //! the driver's registry).
 
 pub mod droptail;
+pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;
+pub mod piqi_rcp;
 pub mod rcp;
 pub mod red;
 pub mod xcp;
@@ -23,9 +25,11 @@ use crate::packet::{FlowId, Packet};
 use crate::time::Time;
 
 pub use droptail::{DropTail, DropTailConfig};
+pub use jetmax::{JetMaxRouter, JetMaxRouterConfig, JetMaxStats};
 pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
-pub use rcp::{RcpRouter, RcpRouterConfig, RCP_PRESETS};
+pub use piqi_rcp::{PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
+pub use rcp::{RcpRouter, RcpRouterConfig, RcpRttFilter, RCP_PRESETS};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 pub use xcp::{XcpRouter, XcpRouterConfig};
 
@@ -97,6 +101,8 @@ pub enum AnyLinkAlgorithm {
     MaxNet(MaxNetRouter),
     Xcp(XcpRouter),
     Rcp(RcpRouter),
+    PiqiRcp(PiqiRcpRouter),
+    JetMax(JetMaxRouter),
 }
 
 macro_rules! dispatch {
@@ -108,6 +114,8 @@ macro_rules! dispatch {
             AnyLinkAlgorithm::MaxNet($a) => $body,
             AnyLinkAlgorithm::Xcp($a) => $body,
             AnyLinkAlgorithm::Rcp($a) => $body,
+            AnyLinkAlgorithm::PiqiRcp($a) => $body,
+            AnyLinkAlgorithm::JetMax($a) => $body,
         }
     };
 }

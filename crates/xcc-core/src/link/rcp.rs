@@ -26,6 +26,17 @@ use crate::packet::Packet;
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
 
+/// How the router's average RTT `d` follows the per-interval byte-weighted samples.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum RcpRttFilter {
+    /// ns-2 v4: rise with gain T/d, fall with gain (R/C)(sample/d)(T/d) (protocols.md 3.3).
+    #[default]
+    Ns2Ewma,
+    /// `d` = the last interval's sample (no memory): an RCP whose `d` follows the traffic mix at
+    /// once, for the instability study of seed 000 Section IX.
+    LastSample,
+}
+
 /// Router parameters (protocols.md 3.6).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RcpRouterConfig {
@@ -41,6 +52,7 @@ pub struct RcpRouterConfig {
     pub upd_timeslot: Dur,
     /// Average RTT before any sample (ns-2: 200 ms).
     pub initial_rtt: Dur,
+    pub rtt_filter: RcpRttFilter,
 }
 
 /// The parameter sets that circulate (protocols.md 3.6), by name.
@@ -72,6 +84,7 @@ impl Default for RcpRouterConfig {
             min_pprtt: 0.01,
             upd_timeslot: Dur::from_ms(10),
             initial_rtt: Dur::from_ms(200),
+            rtt_filter: RcpRttFilter::Ns2Ewma,
         }
     }
 }
@@ -155,9 +168,14 @@ impl RcpRouter {
         if acc.sum_bytes > 0.0 {
             let sample = acc.sum_rtt_bytes / acc.sum_bytes;
             let d = self.avg_rtt;
-            let g = if sample >= d { t / d } else { (self.rate / self.target) * (sample / d) * (t / d) };
-            let g = g.min(1.0);
-            self.avg_rtt = g * sample + (1.0 - g) * d;
+            self.avg_rtt = match c.rtt_filter {
+                RcpRttFilter::Ns2Ewma => {
+                    let g = if sample >= d { t / d } else { (self.rate / self.target) * (sample / d) * (t / d) };
+                    let g = g.min(1.0);
+                    g * sample + (1.0 - g) * d
+                }
+                RcpRttFilter::LastSample => sample,
+            };
         }
         let d = self.avg_rtt;
         let y = acc.input_bytes / t;
@@ -357,6 +375,20 @@ mod tests {
         ack.seg.kind = SegmentKind::Ack;
         r.on_dequeue(Time::ZERO, &mut ack, 0);
         assert_eq!(rate_of(&ack), f32::INFINITY);
+    }
+
+    /// The last-sample filter takes each interval's byte-weighted RTT as d.
+    #[test]
+    fn last_sample_filter_follows_the_traffic_mix_at_once() {
+        let cfg = RcpRouterConfig { rtt_filter: RcpRttFilter::LastSample, ..RcpRouterConfig::default() };
+        let mut r = RcpRouter::new(cfg, C, Time::ZERO, Dur::from_ms(10));
+        let mut q = Empty;
+        // 3 packets at 4 ms and 1 at 200 ms, equal sizes: d = (3 * 4 + 200) / 4 = 53 ms.
+        for rtt in [4_000, 4_000, 4_000, 200_000] {
+            r.on_enqueue(Time::ZERO, &mut data(1000, rtt), &mut q);
+        }
+        r.on_timeout(Time::ZERO + Dur::from_ms(10), 0);
+        assert!((r.avg_rtt() - 0.053).abs() < 1e-12, "{}", r.avg_rtt());
     }
 
     /// Per-packet work: arrival 3 additions + 1 multiplication, departure 1 comparison.

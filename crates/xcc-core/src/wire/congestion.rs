@@ -5,7 +5,9 @@
 //! Adding a protocol: add a variant, its body encoding in `emit_body`/`parse_body`, and a
 //! round-trip test.
 
+use super::jetmax::JetMaxHeader;
 use super::maxnet::MaxNetHeader;
+use super::piqi_rcp::PiqiRcpHeader;
 use super::rcp::RcpHeader;
 use super::xcp::XcpHeader;
 use super::WireError;
@@ -20,6 +22,10 @@ pub mod proto {
     pub const XCP: u8 = 43;
     /// RCP (rate and RTT).
     pub const RCP: u8 = 44;
+    /// PIQI-RCP (Jain and Loguinov, IWQoS 2007): an RCP-family rate and the sender's RTT.
+    pub const PIQI_RCP: u8 = 45;
+    /// JetMax (Zhang, Leonard and Loguinov, INFOCOM 2006): fair rate and bottleneck hop ids.
+    pub const JETMAX: u8 = 46;
 }
 
 /// Explicit feedback fields, as values.
@@ -34,6 +40,10 @@ pub enum CongestionHeader {
     Xcp(XcpHeader),
     /// RCP's offered rate and RTT (protocols.md 3.4).
     Rcp(RcpHeader),
+    /// PIQI-RCP's rate and RTT.
+    PiqiRcp(PiqiRcpHeader),
+    /// JetMax's share, fair rate and bottleneck hop ids.
+    JetMax(JetMaxHeader),
 }
 
 /// Bytes of the shim framing (protocol number and body length).
@@ -46,6 +56,8 @@ impl CongestionHeader {
             CongestionHeader::MaxNet(_) => proto::MAXNET,
             CongestionHeader::Xcp(_) => proto::XCP,
             CongestionHeader::Rcp(_) => proto::RCP,
+            CongestionHeader::PiqiRcp(_) => proto::PIQI_RCP,
+            CongestionHeader::JetMax(_) => proto::JETMAX,
         }
     }
 
@@ -56,6 +68,8 @@ impl CongestionHeader {
             CongestionHeader::MaxNet(_) => MaxNetHeader::LEN,
             CongestionHeader::Xcp(_) => XcpHeader::LEN,
             CongestionHeader::Rcp(_) => RcpHeader::LEN,
+            CongestionHeader::PiqiRcp(_) => PiqiRcpHeader::LEN,
+            CongestionHeader::JetMax(_) => JetMaxHeader::LEN,
         }
     }
 
@@ -80,6 +94,8 @@ impl CongestionHeader {
             CongestionHeader::MaxNet(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
             CongestionHeader::Xcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
             CongestionHeader::Rcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+            CongestionHeader::PiqiRcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+            CongestionHeader::JetMax(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
         }
         Ok(n)
     }
@@ -103,6 +119,12 @@ impl CongestionHeader {
             }
             (proto::RCP, RcpHeader::LEN) => {
                 CongestionHeader::Rcp(RcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
+            (proto::PIQI_RCP, PiqiRcpHeader::LEN) => {
+                CongestionHeader::PiqiRcp(PiqiRcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
+            (proto::JETMAX, JetMaxHeader::LEN) => {
+                CongestionHeader::JetMax(JetMaxHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
             }
             _ => return Err(WireError::Malformed),
         };
@@ -176,6 +198,30 @@ mod tests {
             CongestionHeader::parse(&[44, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
             Err(WireError::Malformed)
         );
+    }
+
+    /// PIQI-RCP's shim: proto 45, 8 bytes of body; JetMax's: proto 46, 11 bytes. Both parse back,
+    /// and a wrong length is malformed.
+    #[test]
+    fn piqi_rcp_and_jetmax_round_trip() {
+        let p = CongestionHeader::PiqiRcp(PiqiRcpHeader { rate_bps: 1.25e8, rtt_us: 100_000 });
+        let j = CongestionHeader::JetMax(JetMaxHeader {
+            share_s: 1e-4,
+            fair_bps: 5e8,
+            bottleneck: 1,
+            hop: 2,
+            candidate: 0,
+        });
+        for (h, proto_id, len) in [(p, proto::PIQI_RCP, 8usize), (j, proto::JETMAX, 11)] {
+            assert_eq!(h.wire_len(), SHIM_LEN + len);
+            let mut buf = [0u8; 16];
+            assert_eq!(h.emit(&mut buf), Ok(SHIM_LEN + len));
+            assert_eq!(buf[..2], [proto_id, len as u8]);
+            assert_eq!(CongestionHeader::parse(&buf[..SHIM_LEN + len]), Ok((h, SHIM_LEN + len)));
+            let mut bad = buf;
+            bad[1] = len as u8 - 1;
+            assert_eq!(CongestionHeader::parse(&bad), Err(WireError::Malformed));
+        }
     }
 
     #[test]

@@ -6,14 +6,18 @@
 
 pub mod congestion;
 pub mod ecn;
+pub mod jetmax;
 pub mod maxnet;
+pub mod piqi_rcp;
 pub mod rcp;
 pub mod segment;
 pub mod xcp;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
+pub use jetmax::JetMaxHeader;
 pub use maxnet::MaxNetHeader;
+pub use piqi_rcp::PiqiRcpHeader;
 pub use rcp::RcpHeader;
 pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 pub use xcp::XcpHeader;

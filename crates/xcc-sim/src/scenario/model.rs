@@ -96,6 +96,26 @@ pub struct RcpRouterParams {
     pub gamma: f64,
     pub init_rate_fact: f64,
     pub min_pprtt: f64,
+    /// "ns2" or "last".
+    pub rtt_filter: &'static str,
+}
+
+/// PIQI-RCP router parameters (reconstructed law).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PiqiRcpRouterParams {
+    pub interval_ns: u64,
+    /// `None`: kappa* from the largest RTT carried ("auto").
+    pub kappa: Option<f64>,
+    pub gamma: f64,
+    pub initial_fraction: f64,
+    pub rtt0_ns: u64,
+}
+
+/// JetMax router parameters (reconstructed law).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct JetMaxRouterParams {
+    pub gamma: f64,
+    pub interval_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -111,6 +131,10 @@ pub enum Queue {
     Xcp(XcpRouterParams),
     #[serde(rename = "rcp")]
     Rcp(RcpRouterParams),
+    #[serde(rename = "piqi-rcp")]
+    PiqiRcp(PiqiRcpRouterParams),
+    #[serde(rename = "jetmax")]
+    JetMax(JetMaxRouterParams),
 }
 
 impl Queue {
@@ -122,6 +146,8 @@ impl Queue {
             Queue::MaxNet(_) => "maxnet",
             Queue::Xcp(_) => "xcp",
             Queue::Rcp(_) => "rcp",
+            Queue::PiqiRcp(_) => "piqi-rcp",
+            Queue::JetMax(_) => "jetmax",
         }
     }
 }
@@ -173,6 +199,12 @@ pub enum Cc {
     Xcp,
     #[serde(rename = "rcp")]
     Rcp,
+    #[serde(rename = "piqi-rcp")]
+    PiqiRcp,
+    #[serde(rename = "jetmax")]
+    JetMax {
+        tau: f64,
+    },
 }
 
 impl Cc {
@@ -182,6 +214,8 @@ impl Cc {
             Cc::MaxNet { .. } => "maxnet",
             Cc::Xcp => "xcp",
             Cc::Rcp => "rcp",
+            Cc::PiqiRcp => "piqi-rcp",
+            Cc::JetMax { .. } => "jetmax",
         }
     }
 }

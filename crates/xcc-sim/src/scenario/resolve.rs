@@ -291,9 +291,13 @@ impl<'a> Resolver<'a> {
             ("xcp", v) => self.xcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
             ("rcp", Value::String(_)) => self.rcp_queue(path, None),
             ("rcp", v) => self.rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
+            ("piqi-rcp", Value::String(_)) => self.piqi_rcp_queue(path, None),
+            ("piqi-rcp", v) => self.piqi_rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
+            ("jetmax", Value::String(_)) => self.jetmax_queue(path, None),
+            ("jetmax", v) => self.jetmax_queue(path, Some(typed(v.clone(), path, self.source)?)),
             (other, _) => Err(self.err(
                 &format!("{path}.kind"),
-                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet, xcp, rcp)"),
+                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
             )),
         }
     }
@@ -477,6 +481,7 @@ impl<'a> Resolver<'a> {
             gamma: None,
             init_rate_fact: None,
             min_pprtt: None,
+            rtt_filter: None,
         });
         let name = m.preset.as_deref().unwrap_or("stanford");
         let Some(&(preset, ..)) = RCP_PRESETS.iter().find(|p| p.0 == name) else {
@@ -500,7 +505,82 @@ impl<'a> Resolver<'a> {
                 return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected 0 < {field} <= 1")));
             }
         }
-        Ok(Queue::Rcp(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt }))
+        let rtt_filter = match m.rtt_filter.as_deref() {
+            None | Some("ns2") => "ns2",
+            Some("last") => "last",
+            Some(other) => {
+                return Err(self.err(&format!("{path}.rtt_filter"), format!("'{other}': expected \"ns2\" or \"last\"")))
+            }
+        };
+        Ok(Queue::Rcp(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt, rtt_filter }))
+    }
+
+    /// A utilisation target in (0, 1] at `path`.
+    fn utilisation(&self, path: &str, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
+        let g = v.unwrap_or(default);
+        if !(g > 0.0 && g <= 1.0) {
+            return Err(self.err(path, format!("{g}: expected 0 < gamma <= 1")));
+        }
+        Ok(g)
+    }
+
+    /// A positive time at `path`, or `default_ns`.
+    fn positive_time_or(&self, path: &str, v: &Option<String>, default_ns: u64) -> Result<u64, ScenarioError> {
+        match v {
+            None => Ok(default_ns),
+            Some(s) => match self.time(path, s)? {
+                0 => Err(self.err(path, "expected a positive time")),
+                ns => Ok(ns),
+            },
+        }
+    }
+
+    /// PIQI-RCP's router (reconstructed): T 5 ms, kappa auto (kappa*), gamma 0.98, R0 0.05 C,
+    /// RTT before any sample 200 ms.
+    fn piqi_rcp_queue(&self, path: &str, m: Option<PiqiRcpQueueSpec>) -> Result<Queue, ScenarioError> {
+        let d = xcc_core::link::PiqiRcpRouterConfig::default();
+        let m = m.unwrap_or(PiqiRcpQueueSpec {
+            kind: "piqi-rcp".into(),
+            interval: None,
+            kappa: None,
+            gamma: None,
+            initial: None,
+            rtt0: None,
+        });
+        let interval_ns = self.positive_time_or(&format!("{path}.interval"), &m.interval, d.interval.as_ns())?;
+        let kappa = match &m.kappa {
+            None => None,
+            Some(Value::String(s)) if s == "auto" => None,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(k) if k > 0.0 && k <= 1.0 => Some(k),
+                _ => return Err(self.err(&format!("{path}.kappa"), format!("{n}: expected 0 < kappa <= 1"))),
+            },
+            Some(other) => {
+                return Err(self
+                    .err(&format!("{path}.kappa"), format!("expected a number in (0, 1] or \"auto\", found {other}")))
+            }
+        };
+        let gamma = self.utilisation(&format!("{path}.gamma"), m.gamma, d.gamma)?;
+        let initial_fraction = m.initial.unwrap_or(d.initial_fraction);
+        if !(initial_fraction > 0.0 && initial_fraction <= 1.0) {
+            return Err(
+                self.err(&format!("{path}.initial"), format!("{initial_fraction}: expected a fraction of C in (0, 1]"))
+            );
+        }
+        let rtt0_ns = self.positive_time_or(&format!("{path}.rtt0"), &m.rtt0, d.rtt0.as_ns())?;
+        Ok(Queue::PiqiRcp(PiqiRcpRouterParams { interval_ns, kappa, gamma, initial_fraction, rtt0_ns }))
+    }
+
+    /// JetMax's router (reconstructed): gamma 0.95, D 20 ms.
+    fn jetmax_queue(&self, path: &str, m: Option<JetMaxQueueSpec>) -> Result<Queue, ScenarioError> {
+        let d = xcc_core::link::JetMaxRouterConfig::default();
+        let (gamma, interval) = match m {
+            None => (None, None),
+            Some(m) => (m.gamma, m.interval),
+        };
+        let gamma = self.utilisation(&format!("{path}.gamma"), gamma, d.gamma)?;
+        let interval_ns = self.positive_time_or(&format!("{path}.interval"), &interval, d.interval.as_ns())?;
+        Ok(Queue::JetMax(JetMaxRouterParams { gamma, interval_ns }))
     }
 
     /// MaxNet's source: seed 000 Section VI (x_max 1e15, T 0.4 s, alpha 0.66, eta 0.06,
@@ -612,6 +692,28 @@ impl<'a> Resolver<'a> {
             };
             return self.maxnet_cc(path, spec);
         }
+        match &v {
+            Some(Value::String(s)) if s == "piqi-rcp" => return Ok(Cc::PiqiRcp),
+            Some(Value::String(s)) if s == "jetmax" => {
+                return Ok(Cc::JetMax { tau: xcc_core::host::JetMaxConfig::default().tau })
+            }
+            Some(o @ Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("jetmax") => {
+                let spec: JetMaxCcSpec = typed(o.clone(), path, self.source)?;
+                let tau = spec.tau.unwrap_or(xcc_core::host::JetMaxConfig::default().tau);
+                if !(tau > 0.0 && tau <= 1.0) {
+                    return Err(self.err(&format!("{path}.tau"), format!("{tau}: expected 0 < tau <= 1")));
+                }
+                let _ = spec.kind;
+                return Ok(Cc::JetMax { tau });
+            }
+            Some(Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("piqi-rcp") => {
+                if m.len() > 1 {
+                    return Err(self.err(path, "piqi-rcp's source takes no parameters (its rate is the routers')"));
+                }
+                return Ok(Cc::PiqiRcp);
+            }
+            _ => {}
+        }
         let (kind, table) = match v {
             None => ("newreno".to_string(), None),
             Some(Value::String(s)) => (s, None),
@@ -636,9 +738,10 @@ impl<'a> Resolver<'a> {
             }
             "xcp" => Ok(Cc::Xcp),
             "rcp" => Ok(Cc::Rcp),
-            other => {
-                Err(self.err(path, format!("unknown congestion control '{other}' (known: newreno, maxnet, xcp, rcp)")))
-            }
+            other => Err(self.err(
+                path,
+                format!("unknown congestion control '{other}' (known: newreno, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
+            )),
         }
     }
 

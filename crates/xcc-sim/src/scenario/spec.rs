@@ -154,6 +154,38 @@ pub struct RcpQueueSpec {
     pub gamma: Option<f64>,
     pub init_rate_fact: Option<f64>,
     pub min_pprtt: Option<f64>,
+    /// "ns2" (default: ns-2 v4's asymmetric EWMA) or "last" (each interval's sample).
+    pub rtt_filter: Option<String>,
+}
+
+/// `queue = { kind = "piqi-rcp", ... }` (reconstructed law; docs/algorithms/piqi-rcp.md).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct PiqiRcpQueueSpec {
+    pub kind: String,
+    pub interval: Option<String>,
+    /// A number, or "auto" for kappa* = T / (2 (T + RTT_max)).
+    pub kappa: Option<Value>,
+    pub gamma: Option<f64>,
+    pub initial: Option<f64>,
+    pub rtt0: Option<String>,
+}
+
+/// `queue = { kind = "jetmax", ... }` (reconstructed law; docs/algorithms/jetmax.md).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct JetMaxQueueSpec {
+    pub kind: String,
+    pub gamma: Option<f64>,
+    pub interval: Option<String>,
+}
+
+/// `cc = { kind = "jetmax", tau = 0.6 }`.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct JetMaxCcSpec {
+    pub kind: String,
+    pub tau: Option<f64>,
 }
 
 #[derive(Deserialize, Debug)]
