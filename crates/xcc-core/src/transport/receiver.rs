@@ -479,4 +479,25 @@ mod tests {
         assert_eq!(r.stats().bytes_delivered, 2500);
         assert_eq!(r.first_byte_at(), Some(ms(0)));
     }
+
+    /// A probe is answered at once by an ACK with the probe flag and the echoed header; it
+    /// changes neither the cumulative ACK nor the delivered bytes.
+    #[test]
+    fn probe_is_answered_at_once_outside_the_sequence_space() {
+        use crate::wire::RcpHeader;
+        let mut r = rx(cfg());
+        assert_eq!(r.on_packet(Time(0), &data(0, 0)), MSS as u64);
+        let _ = acks(&mut r, Time(0));
+        let mut probe = data(1, 1);
+        probe.seg.flags = Flags::PROBE;
+        probe.seg.payload_bytes = 0;
+        probe.cc = CongestionHeader::Rcp(RcpHeader { rate: 5e5, rtt_us: 0 });
+        assert_eq!(r.on_packet(Time(1_000_000), &probe), 0);
+        let a = r.poll_transmit(Time(1_000_000)).expect("probe answer");
+        assert!(a.seg.flags.contains(Flags::PROBE));
+        assert_eq!(a.seg.ack, 1);
+        assert_eq!(a.cc, probe.cc);
+        assert!(r.poll_transmit(Time(1_000_000)).is_none());
+        assert_eq!(r.next_expected(), 1);
+    }
 }

@@ -1084,4 +1084,41 @@ mod tests {
             assert_eq!((t, seq), (ms(k as u64), k as u32));
         }
     }
+
+    /// A rate-based controller (RCP): one packet until the first rate; a slow rate (gap above
+    /// min_rtt) brings a probe, outside the sequence space; a faster rate on the probe's answer
+    /// re-times the next departure from the last one, so it leaves at once instead of after the
+    /// old 1.5 s gap.
+    #[test]
+    fn rate_based_sender_probes_and_retimes() {
+        use crate::host::{Rcp, RcpConfig};
+        use crate::wire::RcpHeader;
+        let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
+        let mut s = Sender::new(FlowId(1), cfg(), rcp, None, Time::ZERO);
+        let first = drain(&mut s, Time::ZERO);
+        assert_eq!(first.len(), 1, "one packet before any rate");
+        let rate = |r: f32| CongestionHeader::Rcp(RcpHeader { rate: r, rtt_us: 0 });
+        // ACK at 10 ms with R = 700 B/s: 1050 B every 1.5 s, slower than one per RTT.
+        let mut a = ack_pkt(1, Time::ZERO);
+        a.cc = rate(700.0);
+        s.on_packet(ms(10), &a);
+        let p = drain(&mut s, ms(10));
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].seg.flags.contains(Flags::PROBE) && p[0].seg.payload_bytes == 0);
+        assert_eq!((p[1].seg.seq, p[1].seg.flags.contains(Flags::PROBE)), (1, false));
+        assert_eq!(s.snd_max(), 2, "the probe takes no sequence number");
+        // The next probe is due one min_rtt (10 ms) later; data only after 1.5 s.
+        assert_eq!(s.poll_timeout(), Some(ms(20)));
+        assert!(drain(&mut s, ms(15)).is_empty());
+        // The probe's answer at 20 ms says 1 MB/s: the next data packet is due at
+        // 10 ms + 1.05 ms, already past, so it leaves now.
+        let mut pa = ack_pkt(1, ms(10));
+        pa.seg.flags = Flags::PROBE;
+        pa.cc = rate(1e6);
+        s.on_packet(ms(20), &pa);
+        let p = drain(&mut s, ms(20));
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].seg.seq, p[0].seg.payload_bytes), (2, MSS));
+        assert_eq!(s.snd_una(), 1, "a probe answer acknowledges nothing");
+    }
 }
