@@ -250,12 +250,28 @@ def _discussion(n: int, m: dict, window_segments: float) -> str:
         "d, while flow 1, the only flow L1 limits, answers after about 204 ms. The byte-weighted "
         "d of L1 at max-min is about (55 Mbit/s x 204 ms + 100 Mbit/s x 4 ms) / 155 Mbit/s = "
         "75 ms whatever N is, so with ns-2's filter (d falls only slowly) flow 1's loop gain "
-        "per RTT stays moderate and RCP settles. With d following each interval's mix, every "
-        "dip of flow 1 shortens d and speeds R up, and the variation grows with N as the paper "
-        "describes, but in our runs not to a switching between zero and capacity. Seed 000 "
-        "does not give its RCP code's RTT averaging or start times; a d that weights flows "
-        "rather than bytes (the short flows' 4 ms for N = 49) would make L1's loop about twenty "
-        "times faster than flow 1's RTT, which is the paper's explanation."
+        "per RTT stays moderate and RCP settles. "
+    )
+    if last["share_near_zero"] >= 0.1:
+        s.append(
+            "With d following each interval's mix, every dip of flow 1 shortens d and speeds R "
+            f"up: flow 1 switches between {fmt(last['min_flow1_bps'] / 1e6, 1)} and "
+            f"{fmt(last['peak_flow1_bps'] / 1e6, 1)} Mbit/s and spends "
+            f"{fmt(100 * last['share_near_zero'], 0)} % of the time near zero, the paper's "
+            "picture. "
+        )
+    else:
+        s.append(
+            "With d following each interval's mix, every dip of flow 1 shortens d and speeds R "
+            f"up; here flow 1 stays between {fmt(last['min_flow1_bps'] / 1e6, 1)} and "
+            f"{fmt(last['peak_flow1_bps'] / 1e6, 1)} Mbit/s (the other N give the instability "
+            "its strength: see rcp-instability-1, -9 and -49 side by side). "
+        )
+    s.append(
+        "Seed 000 does not give its RCP code's RTT averaging; its explanation (L1's dynamics "
+        "are set by the short flows L3 bottlenecks, while the flow L1 controls answers "
+        "50 times more slowly) holds for an RCP whose d follows the traffic mix, not for "
+        "ns-2 v4's filter, which keeps d near the long flow's RTT."
     )
     return "".join(s)
 

@@ -420,7 +420,7 @@ mod tests {
                 XcpBudget { cp: Counted(1e3), cn: Counted(0.5), residue_pos: Counted(1e6), residue_neg: Counted(1e6) };
             xcp_on_departure(&mut b, Counted(0.002), Counted(1000.0), Counted(1e9))
         });
-        assert_eq!((d.adds, d.muls, d.divs), (3, 2, 0));
+        assert_eq!((d.adds, d.muls, d.divs, d.cmps), (3, 2, 0, 7));
         assert_eq!(a.adds + d.adds, 6);
         assert_eq!(a.muls + d.muls, 3);
     }
