@@ -187,17 +187,34 @@ def figure_rates(
     return names
 
 
+# Why a protocol can lose packets with a large buffer, where the reason is known.
+LOSS_REASONS = {
+    "rcp": "RCP's joining flows start at the rate R the link offered before they joined, "
+    "so the input exceeds C for about one RTT before the new R reaches them",
+    "maxnet": "MaxNet's MaxStart lets simultaneous joiners all take the same spare capacity "
+    "(seed 000 Section IV-B leaves that case open)",
+    "piqi-rcp": "the reconstructed PIQI-RCP law has no queue term, so a queue built at a join "
+    "drains only at (1 - gamma) C (docs/algorithms/piqi-rcp.md)",
+}
+
+
 def loss_sentence(rows: dict[str, dict[str, float]], what: str = "run") -> str:
-    """States, from the numbers, which protocols lost packets."""
+    """States, from the numbers, which protocols lost packets, and why where known."""
     lossless = [by_name(k).label for k, v in rows.items() if v["drops"] == 0]
     lossy = [f"{by_name(k).label} ({v['drops']})" for k, v in rows.items() if v["drops"] > 0]
     if not lossy:
         return f"No protocol lost a packet in this {what}."
+    reasons = [
+        f"{by_name(k).label}: {LOSS_REASONS[k]}"
+        for k, v in rows.items()
+        if v["drops"] > 0 and k in LOSS_REASONS
+    ]
     return (
         f"Packets dropped: {', '.join(lossy)}"
         + (f"; no loss for {', '.join(lossless)}" if lossless else "")
-        + "."
-    )
+        + ". "
+        + ("Why: " + "; ".join(reasons) + "." if reasons else "")
+    ).strip()
 
 
 @dataclass(frozen=True)

@@ -141,6 +141,19 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                     "whenever a flow joins",
                     " / ".join(fmt(v, 0) for v in joins_rcp) + " packets (joins 1-3)",
                 ],
+                [
+                    "RCP overshoot (peak input / C - 1, 100 ms)",
+                    "not given",
+                    fmt(100 * (rcp["peak_input_over_capacity"] - 1), 0) + " %",
+                ],
+                [
+                    "PIQI-RCP peak queue / overshoot",
+                    "not given (better than RCP in the paper's other tests)",
+                    fmt(m["piqi-rcp"]["peak_queue_packets"], 0)
+                    + " packets / "
+                    + fmt(100 * (m["piqi-rcp"]["peak_input_over_capacity"] - 1), 0)
+                    + " %",
+                ],
                 ["packet loss (all protocols)", "none", _xcc.loss_sentence(m)],
             ],
         ),
