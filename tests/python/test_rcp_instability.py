@@ -13,8 +13,8 @@ from xcclab.reproduce import rcp_instability_9  # noqa: E402
 def test_quick_rcp_and_maxnet(tmp_path):
     rcp_instability_9.run(tmp_path / "out", quick=True, progress=False)
     metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
-    by = {c["quantity"].split()[0]: c for c in metrics["comparisons"]}
-    assert set(by) == {"RCP", "MaxNet"}
+    by = {c["quantity"].split(" flow 1")[0]: c for c in metrics["comparisons"]}
+    assert set(by) == {"RCP", "RCP, d = last sample", "MaxNet", "PIQI-RCP"}
     c = by["MaxNet"]
     assert abs(c["ours"] / c["paper"] - 1) < 0.1, c
     assert metrics["measured"]["maxnet"]["cv_flow1"] < 0.2
