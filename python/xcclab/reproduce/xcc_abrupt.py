@@ -58,6 +58,11 @@ def measure(res, p: _xcc.Protocol, scale: float) -> dict:
         if len(low):
             drain = float(t[k0 + low[0]] - a)
     util = _xcc.window_mean(t, ls["rate_bps"] / cap, (T_JOIN + 10) * scale, T_LEAVE * scale)
+    # Under-use after the surge: the last 100 ms average below 90 % of the target before the
+    # ten flows leave, counted from the surge.
+    _, u100 = _xcc.averaged(t, ls["rate_bps"] / cap, 10)
+    low = np.nonzero((t100 > a) & (t100 < T_LEAVE * scale) & (u100 < 0.9 * p.target))[0]
+    underused = float(t100[low[-1]] - a) if len(low) else 0.0
     return {
         **s,
         "surge_peak_queue_packets": peak_q,
@@ -65,6 +70,7 @@ def measure(res, p: _xcc.Protocol, scale: float) -> dict:
         "surge_overshoot_10ms": overshoot10,
         "drain_s": drain,
         "utilisation_with_11": util,
+        "underused_until_s": underused,
     }
 
 
@@ -123,6 +129,10 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
             *[fmt(100 * m[p.name]["surge_overshoot"], 0) + " %" for p in protos],
         ],
         ["queue below 100 packets after (s)", *[fmt(m[p.name]["drain_s"], 2) for p in protos]],
+        [
+            "utilisation below 90 % of target until (s after the surge)",
+            *[fmt(m[p.name]["underused_until_s"], 2) for p in protos],
+        ],
         [
             "utilisation 40-113 s",
             *[fmt(100 * m[p.name]["utilisation_with_11"], 1) + " %" for p in protos],
@@ -191,7 +201,16 @@ def _discussion(m: dict) -> str:
         "not say how far), so fewer flows run at the stale R at the same time. MaxNet's MaxStart "
         "has the same weakness with simultaneous joins (all probes see the same spare capacity; "
         "seed 000 Section IV-B leaves that case open); XCP grows each new flow from one segment "
-        "by the routers' feedback and barely queues. " + _piqi_sentence(m)
+        "by the routers' feedback and barely queues. "
+        + (
+            f"After the surge RCP's link is under-used until {fmt(rcp['underused_until_s'], 1)} s "
+            "later: the queue term beta Q / d of a queue that large drives R down to its floor, "
+            "and R then regrows by at most 1 + alpha T/d per interval (protocols.md 3.7 "
+            "pitfall 3). "
+            if rcp["underused_until_s"] > 1
+            else ""
+        )
+        + _piqi_sentence(m)
     )
 
 
