@@ -1,7 +1,8 @@
 """Benchmark child process: ``python -m xcclab._bench_worker FILE``.
 
 Imports nothing but :mod:`xcclab._native` (the package ``__init__`` is lazy), runs the scenario
-without metrics and prints the native stats as one JSON line, so the parent's peak-RSS figure
+without metrics (or a session experiment, ``*.session.json``, with its sampled metrics) and
+prints the native stats as one JSON line, so the parent's peak-RSS figure
 measures the simulator and not polars or matplotlib.
 """
 
@@ -9,6 +10,20 @@ from __future__ import annotations
 
 import json
 import sys
+
+SESSION_SUFFIX = ".session.json"
+
+
+def _session_stats(native, text: str, path: str) -> dict:
+    """A session experiment (seed 004): control-packet hops stand for packet-hops."""
+    raw = native.run_sessions(text, path)
+    st = raw["stats"]
+    return {
+        "events": st["events"],
+        "packet_hops": st["control_hops"],
+        "sim_seconds": json.loads(text)["duration_s"],
+        "wall_seconds": st["wall_seconds"],
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -22,11 +37,14 @@ def main(argv: list[str]) -> int:
         text = fh.read()
     fmt = "json" if path.endswith(".json") else "toml"
     try:
-        raw = _native.run(text, path, fmt, metrics=False)
+        if path.endswith(SESSION_SUFFIX):
+            stats = _session_stats(_native, text, path)
+        else:
+            stats = _native.run(text, path, fmt, metrics=False)["stats"]
     except (ValueError, RuntimeError) as exc:
         print(f"xcc: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError) else 1
-    print(json.dumps(raw["stats"]))
+    print(json.dumps(stats))
     return 0
 
 

@@ -58,7 +58,12 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "Zhang, Leonard & Loguinov INFOCOM 2006 (abstracts only), seeds 000/002; "
         "laws and header reconstructed",
     ),
-    Algorithm("slbn", "host+link", "planned", "seed 004 (StateLess B-Neck)"),
+    Algorithm(
+        "slbn",
+        "host+link",
+        "implemented",
+        "seed 004 (StateLess B-Neck, Figs. 1-2; session simulator, xcc reproduce slbn-*)",
+    ),
     Algorithm("erica", "link", "planned", "Jain et al. ERICA (ATM TM 4.0), recalled"),
     Algorithm("bfyz", "link", "planned", "as characterised in seed 004 [GAP]"),
     Algorithm("cobb", "link", "planned", "Cobb & Gouda, as characterised in seed 004 [GAP]"),

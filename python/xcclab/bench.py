@@ -34,6 +34,9 @@ from .errors import RunFailure, ScenarioError
 METRICS = ("wall_s", "process_s", "sim_per_wall", "hops_per_s", "events_per_s", "peak_rss_mb")
 
 
+SESSION_SUFFIX = ".session.json"
+
+
 def default_benchmark_dir() -> Path:
     """``./benchmarks`` if it exists, else the repository's (for an editable install)."""
     here = Path.cwd() / "benchmarks"
@@ -47,7 +50,10 @@ def find_scenarios(directory: Path, names: list[str] | None) -> list[Path]:
         raise ScenarioError(f"{directory}: no benchmark directory (use --dir)")
     files = sorted(directory.glob("*.toml"))
     if names:
+        # Session experiments (minutes each) run only when named: `--scenario slbn-2a`.
+        sessions = sorted(directory.glob(f"*{SESSION_SUFFIX}"))
         by_name = {f.stem: f for f in files}
+        by_name.update({f.name[: -len(SESSION_SUFFIX)]: f for f in sessions})
         missing = [n for n in names if n not in by_name and not Path(n).is_file()]
         if missing:
             known = ", ".join(by_name) or "none"
@@ -106,7 +112,7 @@ def bench_scenario(path: Path, runs: int, warmup: int, log: Any = None) -> dict[
         samples.append(measure_once(path))
     walls = [s["wall_s"] for s in samples]
     return {
-        "scenario": path.stem,
+        "scenario": path.name.removesuffix(SESSION_SUFFIX).removesuffix(".toml"),
         "file": str(path),
         "runs": runs,
         "median": {m: statistics.median(s[m] for s in samples) for m in METRICS},

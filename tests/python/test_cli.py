@@ -101,7 +101,10 @@ def test_reproduce_list_and_unknown(capsys, tmp_path):
     assert code == 0 and "markmax-s1-dt" in stdout and "slbn-2b" in stdout
     code, _, err = run_cli(capsys, "reproduce", "nope", "--out", str(tmp_path / "x"))
     assert code == 2 and "unknown experiment 'nope'" in err
-    code, _, err = run_cli(capsys, "reproduce", "slbn-2b", "--out", str(tmp_path / "x"))
+    from xcclab.reproduce import EXPERIMENTS
+
+    planned = next(e.id for e in EXPERIMENTS if e.status == "planned")
+    code, _, err = run_cli(capsys, "reproduce", planned, "--out", str(tmp_path / "x"))
     assert code == 2 and "planned" in err
     assert not (tmp_path / "x").exists()
 

@@ -12,6 +12,7 @@
 //! - [`link`]: router side, one algorithm per output link (DropTail, RED, ...).
 //! - [`host`]: sender controllers (NewReno, ...) and receiver echoers.
 //! - [`transport`]: the one reliable transport every host algorithm runs on.
+//! - [`session`]: explicit-rate session protocols (SLBN, ...): link tasks, sources, control packets.
 //! - [`harness`]: two endpoints and a link on a virtual clock, with no simulator.
 
 pub mod analysis;
@@ -20,6 +21,7 @@ pub mod host;
 pub mod link;
 pub mod packet;
 pub mod rng;
+pub mod session;
 pub mod time;
 pub mod transport;
 pub mod wire;

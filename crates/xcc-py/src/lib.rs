@@ -138,11 +138,92 @@ fn max_min_fair(
     Ok(d.into_any().unbind())
 }
 
+/// Runs a session experiment of seed 004 (JSON, see xcc_sim::session::experiment); returns
+/// {"stats": {...}, "tables": {"samples", "completions", "finals"}} as dicts of columns.
+#[pyfunction]
+#[pyo3(signature = (text, source, progress = None))]
+fn run_sessions(py: Python<'_>, text: &str, source: &str, progress: Option<PyObject>) -> PyResult<PyObject> {
+    let mut callback_error: Option<PyErr> = None;
+    let mut report = |fraction: f64| {
+        if let (Some(cb), None) = (&progress, &callback_error) {
+            if let Err(e) = cb.call1(py, (fraction,)) {
+                callback_error = Some(e);
+            }
+        }
+    };
+    let wall = std::time::Instant::now();
+    let result = xcc_sim::session::run_experiment(text, source, Some(&mut report));
+    let wall = wall.elapsed().as_secs_f64();
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    let out = result.map_err(PyValueError::new_err)?;
+    let d = PyDict::new(py);
+    let st = PyDict::new(py);
+    let s = &out.stats;
+    st.set_item("events", s.events)?;
+    st.set_item("control_packets", s.control_packets)?;
+    st.set_item("control_hops", s.control_hops)?;
+    st.set_item("oracle_runs", s.oracle_runs)?;
+    st.set_item("oracle_wall_seconds", s.oracle_wall_s)?;
+    st.set_item("links", s.links)?;
+    st.set_item("hosts_in_use", s.hosts_in_use)?;
+    st.set_item("sessions", s.sessions)?;
+    st.set_item("routers", s.routers)?;
+    st.set_item("wall_seconds", wall)?;
+    d.set_item("stats", st)?;
+    let tables = PyDict::new(py);
+    let t = &out.samples;
+    let samples = PyDict::new(py);
+    for (name, v) in [
+        ("time_s", &t.time_s),
+        ("es_mean", &t.es_mean),
+        ("es_p10", &t.es_p10),
+        ("es_p90", &t.es_p90),
+        ("ee_mean", &t.ee_mean),
+        ("ee_p10", &t.ee_p10),
+        ("ee_p90", &t.ee_p90),
+        ("ee_max", &t.ee_max),
+        ("max_queue_bits", &t.max_queue_bits),
+        ("max_queue_capacity_bps", &t.max_queue_capacity),
+        ("max_queue_delay_s", &t.max_queue_delay_s),
+    ] {
+        samples.set_item(name, PyList::new(py, v)?)?;
+    }
+    for (name, v) in [("present", &t.present), ("rated", &t.rated), ("bottlenecks", &t.bottlenecks)] {
+        samples.set_item(name, PyList::new(py, v)?)?;
+    }
+    tables.set_item("samples", samples)?;
+    let c = &out.completions;
+    let completions = PyDict::new(py);
+    completions.set_item("session", PyList::new(py, &c.session)?)?;
+    completions.set_item("size_bits", PyList::new(py, &c.size_bits)?)?;
+    completions.set_item("start_s", PyList::new(py, &c.start_s)?)?;
+    completions.set_item("finish_s", PyList::new(py, &c.finish_s)?)?;
+    tables.set_item("completions", completions)?;
+    let f = &out.finals;
+    let finals = PyDict::new(py);
+    finals.set_item("session", PyList::new(py, &f.session)?)?;
+    finals.set_item("rate_bps", PyList::new(py, &f.rate_bps)?)?;
+    finals.set_item("maxmin_bps", PyList::new(py, &f.maxmin_bps)?)?;
+    tables.set_item("finals", finals)?;
+    d.set_item("tables", tables)?;
+    Ok(d.into_any().unbind())
+}
+
+/// Names of the session protocols this build can run (`run_sessions`' `protocol`).
+#[pyfunction]
+fn session_protocols() -> Vec<&'static str> {
+    xcc_sim::session::protocols::PROTOCOLS.to_vec()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(run_sessions, m)?)?;
+    m.add_function(wrap_pyfunction!(session_protocols, m)?)?;
     Ok(())
 }

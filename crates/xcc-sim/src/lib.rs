@@ -6,6 +6,7 @@
 //! - [`link`]: a directed link in virtual time (one event per packet-hop).
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
 //! - [`output`]: columnar results.
+//! - [`session`]: session experiments of seed 004 (explicit-rate protocols, fluid data, WAN topologies).
 //!
 //! ```no_run
 //! let text = std::fs::read_to_string("scenarios/dumbbell-10.toml").unwrap();
@@ -18,6 +19,7 @@ pub mod engine;
 pub mod link;
 pub mod output;
 pub mod scenario;
+pub mod session;
 pub mod sim;
 pub mod topology;
 

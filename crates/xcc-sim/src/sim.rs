@@ -199,14 +199,14 @@ fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
             }))
         }
         Cc::PiqiRcp => AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes })),
-        Cc::JetMax { tau } => {
+        Cc::JetMax { tau, probe_wait_ns } => {
             // A full-size packet on the wire: the share each packet stands for.
             let shim = CongestionHeader::JetMax(JetMaxHeader::default()).wire_len() as u32;
             AnyController::JetMax(JetMax::new(JetMaxConfig {
                 tau,
                 packet_bytes: t.mss_bytes + t.header_bytes + shim,
                 mss_bytes: t.mss_bytes,
-                ..JetMaxConfig::default()
+                probe_wait: Dur(probe_wait_ns),
             }))
         }
     }

@@ -104,7 +104,7 @@ fn max_min_under_heterogeneous_delay() {
 fn parameters_resolve_or_are_refused_by_name() {
     let ok = dumbbell(
         "{ kind = \"jetmax\", gamma = 0.9, interval = \"20ms\" }",
-        "{ kind = \"jetmax\", tau = 0.5 }",
+        "{ kind = \"jetmax\", tau = 0.5, probe_wait = \"40ms\" }",
         "10Mbps",
         "5ms",
         &[0.0],
@@ -119,5 +119,20 @@ fn parameters_resolve_or_are_refused_by_name() {
     ] {
         let e = resolve_error(&dumbbell(queue, cc, "10Mbps", "5ms", &[0.0], "1s"));
         assert!(e.contains("bad.toml") && e.contains(field), "{queue} {cc}: {e}");
+    }
+}
+
+/// Bottleneck switching with hop ids: in the parking lot (100 and 60 Mb/s) flow 2, alone with
+/// flow 0 on the 60 Mb/s link, stops at 4 s. Flow 0's bottleneck moves from L2 to L1, which it
+/// now shares equally with flow 1: both within 5 % of gamma 100 / 2 over the last 3 s of 10.
+#[test]
+fn bottleneck_moves_when_a_flow_leaves() {
+    let out = run(&parking_lot_with_departure("\"jetmax\"", "\"jetmax\"", 4.0, "10s"));
+    let before = mean(&out.flow_series, "flow_id", 0, "rate_bps", 2.5, 4.0);
+    assert!((before / (0.95 * 30e6 * PAYLOAD) - 1.0).abs() < 0.05, "before: {before}");
+    for f in 0..2 {
+        let got = mean(&out.flow_series, "flow_id", f, "rate_bps", 7.0, 10.0);
+        let want = 0.95 * 50e6 * PAYLOAD;
+        assert!((got / want - 1.0).abs() < 0.05, "flow {f} after the departure: {got:.0} vs {want:.0}");
     }
 }

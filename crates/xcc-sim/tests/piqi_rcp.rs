@@ -103,3 +103,18 @@ fn parameters_resolve_or_are_refused_by_name() {
     let e = resolve_error(&dumbbell("\"piqi-rcp\"", "{ kind = \"piqi-rcp\", tau = 1 }", "10Mbps", "5ms", &[0.0], "1s"));
     assert!(e.contains("no parameters"), "{e}");
 }
+
+/// The parking lot again, flow 2 (on L2 only) stopping at 4 s: flow 0, limited by L2 before,
+/// is then limited by L1, shared equally with flow 1: both within 5 % of gamma 100 / 2 over
+/// the last 4 s of 14.
+#[test]
+fn follows_the_max_min_rates_when_a_flow_leaves() {
+    let out = run(&parking_lot_with_departure("\"piqi-rcp\"", "\"piqi-rcp\"", 4.0, "14s"));
+    let before = mean(&out.flow_series, "flow_id", 0, "rate_bps", 2.5, 4.0);
+    assert!((before / (GAMMA * 30e6 * PAYLOAD) - 1.0).abs() < 0.05, "before: {before}");
+    for f in 0..2 {
+        let got = mean(&out.flow_series, "flow_id", f, "rate_bps", 10.0, 14.0);
+        let want = GAMMA * 50e6 * PAYLOAD;
+        assert!((got / want - 1.0).abs() < 0.05, "flow {f} after the departure: {got:.0} vs {want:.0}");
+    }
+}

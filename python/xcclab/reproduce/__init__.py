@@ -149,10 +149,12 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "implemented",
         "markmax_s3",
     ),
-    Experiment("slbn-1a", "SLBN Medium topology, churn", "004", _P),
-    Experiment("slbn-1b", "SLBN Medium topology, finite sessions", "004", _P),
-    Experiment("slbn-2a", "SLBN Large topology, mass arrival", "004", _P),
-    Experiment("slbn-2b", "SLBN Large topology, churn after convergence", "004", _P),
+    Experiment("slbn-1a", "SLBN Medium topology, churn", "004", "implemented", "slbn_1a"),
+    Experiment("slbn-1b", "SLBN Medium topology, finite sessions", "004", "implemented", "slbn_1b"),
+    Experiment("slbn-2a", "SLBN Large topology, mass arrival", "004", "implemented", "slbn_2a"),
+    Experiment(
+        "slbn-2b", "SLBN Large topology, churn after convergence", "004", "implemented", "slbn_2b"
+    ),
 )
 
 REGISTRY: dict[str, Experiment] = {e.id: e for e in EXPERIMENTS}

@@ -214,8 +214,9 @@ mod tests {
         s.on_ack(ms(120), &ack(20));
         s.stamp(ms(120), &mut h);
         let CongestionHeader::JetMax(j) = h else { unreachable!() };
-        assert_eq!(j.bottleneck, 1);
-        assert!((j.share_s as f64 - 8.0 * 1513.0 / 6e6).abs() < 1e-9, "{}", j.share_s);
+        let (bottleneck, share) = (j.bottleneck, j.share_s as f64);
+        assert_eq!(bottleneck, 1);
+        assert!((share - 8.0 * 1513.0 / 6e6).abs() < 1e-9, "{share}");
     }
 
     /// A decreasing fair rate is approached from above without undershoot.

@@ -9,8 +9,8 @@
 //!
 //! Reconstructed, per data packet (on arrival): the link learns its hop index on the packet's
 //! path from the `hop` counter (and increments it); if the packet names this hop as its flow's
-//! bottleneck, its share (`packet_bits / x`, precomputed by the source) and its bits are added
-//! to the bottlenecked accumulators; every packet's bits go to the input accumulator (three
+//! bottleneck, its share (`packet_bits / x`, precomputed by the source) and its bytes are added
+//! to the bottlenecked accumulators; every packet's bytes go to the input accumulator (three
 //! additions). A packet of a joining flow, which names no bottleneck yet, is counted at every
 //! link it crosses (its share capped at `D`), so that links make room for it before it starts.
 //! If this link's fair rate is below the packet's `fair_bps`, the link writes its rate and its
@@ -64,8 +64,9 @@ pub struct JetMaxRouter {
     cfg: JetMaxRouterConfig,
     capacity_bps: f64,
     fair_bps: f64,
-    input_bits: f64,
-    bottlenecked_bits: f64,
+    /// Bytes arrived this interval: all packets, and those of flows counted here.
+    input_bytes: f64,
+    bottlenecked_bytes: f64,
     share_sum_s: f64,
     interval_s: f64,
     /// Last interval's measurements, for traces and tests.
@@ -93,8 +94,8 @@ impl JetMaxRouter {
             cfg,
             capacity_bps: c,
             fair_bps: cfg.gamma * c,
-            input_bits: 0.0,
-            bottlenecked_bits: 0.0,
+            input_bytes: 0.0,
+            bottlenecked_bytes: 0.0,
             share_sum_s: 0.0,
             interval_s: cfg.interval.as_secs_f64(),
             last: JetMaxStats::default(),
@@ -115,9 +116,9 @@ impl JetMaxRouter {
     fn update(&mut self) {
         let d = self.cfg.interval.as_secs_f64();
         let target = self.cfg.gamma * self.capacity_bps;
-        let y = self.input_bits / d;
+        let y = 8.0 * self.input_bytes / d;
         let n = self.share_sum_s / d;
-        let s = y - self.bottlenecked_bits / d;
+        let s = y - 8.0 * self.bottlenecked_bytes / d;
         let a = target - s;
         let f = if n > 0.0 {
             a / n.max(1.0)
@@ -128,28 +129,28 @@ impl JetMaxRouter {
         };
         self.fair_bps = f.clamp(self.cfg.min_fraction * self.capacity_bps, target);
         self.last = JetMaxStats { input_bps: y, flows: n, elsewhere_bps: s };
-        self.input_bits = 0.0;
-        self.bottlenecked_bits = 0.0;
+        self.input_bytes = 0.0;
+        self.bottlenecked_bytes = 0.0;
         self.share_sum_s = 0.0;
     }
 }
 
 impl LinkAlgorithm for JetMaxRouter {
     fn on_enqueue(&mut self, _now: Time, pkt: &mut Packet, _queue: &mut dyn QueueView) -> Verdict {
-        let bits = 8.0 * pkt.wire_bytes as f64;
-        self.input_bits += bits;
+        let bytes = pkt.wire_bytes as f64;
+        self.input_bytes += bytes;
         if let (true, CongestionHeader::JetMax(h)) = (pkt.is_data(), &mut pkt.cc) {
             let hop = h.hop;
             h.hop = hop.saturating_add(1);
             if h.bottleneck == hop {
                 self.share_sum_s += h.share_s as f64;
-                self.bottlenecked_bits += bits;
+                self.bottlenecked_bytes += bytes;
             } else if h.bottleneck == NO_HOP {
                 // A joining flow that does not know its bottleneck yet is counted at every link
                 // it crosses (a probe stands for at most one flow per interval), so the links
                 // make room before it starts.
                 self.share_sum_s += (h.share_s as f64).min(self.interval_s);
-                self.bottlenecked_bits += bits;
+                self.bottlenecked_bytes += bytes;
             }
             if (self.fair_bps as f32) < h.fair_bps {
                 h.fair_bps = self.fair_bps as f32;
@@ -327,8 +328,8 @@ mod tests {
             // fluid (packet quantisation is the simulator's business).
             let mut x = [c * 1e-3, c * 0.2, c * 0.9];
             for k in 0..40u64 {
-                r.input_bits = x.iter().sum::<f64>() * d;
-                r.bottlenecked_bits = r.input_bits;
+                r.input_bytes = x.iter().sum::<f64>() * d / 8.0;
+                r.bottlenecked_bytes = r.input_bytes;
                 r.share_sum_s = 3.0 * d;
                 r.on_timeout(ms(20 * (k + 1)), 0);
                 for xi in x.iter_mut() {

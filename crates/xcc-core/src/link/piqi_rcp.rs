@@ -89,7 +89,8 @@ pub struct PiqiRcpRouter {
     /// Past rates, `history[(pos - k) % HISTORY]` = the rate k intervals ago.
     history: Box<[f64; HISTORY]>,
     pos: usize,
-    bits: f64,
+    /// Bytes arrived this interval (every packet).
+    bytes: f64,
     /// Largest RTT (us) carried by a packet this interval.
     rtt_max_us: u32,
     /// RTT (s) the gain and the history lag use: the last interval's largest, or rtt0.
@@ -111,7 +112,7 @@ impl PiqiRcpRouter {
             rate_bps: r0,
             history: Box::new([r0; HISTORY]),
             pos: 0,
-            bits: 0.0,
+            bytes: 0.0,
             rtt_max_us: 0,
             rtt_s: cfg.rtt0.as_secs_f64(),
             kappa: 0.0,
@@ -147,6 +148,14 @@ impl PiqiRcpRouter {
         }
     }
 
+    /// One control interval driven from outside (the session simulator, whose data is fluid):
+    /// `bits` arrived during the interval, `rtt_max_us` is the largest RTT carried meanwhile.
+    pub fn interval_update(&mut self, bits: f64, rtt_max_us: u32) {
+        self.bytes = bits / 8.0;
+        self.rtt_max_us = self.rtt_max_us.max(rtt_max_us);
+        self.update();
+    }
+
     /// The rate advertised `k` intervals ago (k = 0: the current one).
     fn rate_ago(&self, k: usize) -> f64 {
         let k = k.min(HISTORY - 1);
@@ -162,7 +171,7 @@ impl PiqiRcpRouter {
         let seen = self.rtt_max_us as f64 * 1e-6;
         self.rtt_s = seen.max(self.rtt_s * (1.0 - t / RTT_MEMORY_S));
         self.kappa = self.gain();
-        let y = self.bits / t;
+        let y = 8.0 * self.bytes / t;
         // The traffic arriving now was sent at the rates advertised about one RTT ago.
         let lag = (self.rtt_s / t).round() as usize;
         let flows = (y / self.rate_ago(lag)).max(1.0);
@@ -172,14 +181,14 @@ impl PiqiRcpRouter {
         self.pos = (self.pos + 1) % HISTORY;
         self.history[self.pos] = self.rate_bps;
         self.last_input_bps = y;
-        self.bits = 0.0;
+        self.bytes = 0.0;
         self.rtt_max_us = 0;
     }
 }
 
 impl LinkAlgorithm for PiqiRcpRouter {
     fn on_enqueue(&mut self, _now: Time, pkt: &mut Packet, _queue: &mut dyn QueueView) -> Verdict {
-        self.bits += 8.0 * pkt.wire_bytes as f64;
+        self.bytes += pkt.wire_bytes as f64;
         if let CongestionHeader::PiqiRcp(h) = &pkt.cc {
             if pkt.is_data() && h.rtt_us > self.rtt_max_us {
                 self.rtt_max_us = h.rtt_us;
@@ -351,7 +360,7 @@ mod tests {
             for k in 0..2000u64 {
                 // Bits the N flows sent at the rate they heard 4 intervals ago.
                 let rate = sent.pop_front().unwrap();
-                r.bits = rate * n as f64 * 0.005;
+                r.bytes = rate * n as f64 * 0.005 / 8.0;
                 r.rtt_max_us = 20_000;
                 r.on_timeout(ms(5 * (k + 1)), 0);
                 sent.push_back(r.rate_bps());

@@ -224,6 +224,13 @@ mod tests {
         }
     }
 
+    /// Every packet carries this enum: adding a protocol must not grow it past MaxNet's 12
+    /// bytes (JetMax's body is packed for that).
+    #[test]
+    fn the_header_value_stays_small() {
+        assert!(std::mem::size_of::<CongestionHeader>() <= 12, "{}", std::mem::size_of::<CongestionHeader>());
+    }
+
     #[test]
     fn emit_into_short_buffer_is_truncated() {
         let h = CongestionHeader::None;

@@ -24,8 +24,11 @@
 /// "No link": the bottleneck of a flow that has not heard back yet.
 pub const NO_HOP: u8 = u8::MAX;
 
-/// JetMax's header as a value.
+/// JetMax's header as a value. Packed (alignment 1), so that the congestion header, and with it
+/// every packet the simulator moves, stays as small as with MaxNet's (12 bytes with its tag):
+/// fields are read and written by value.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[repr(C, packed)]
 pub struct JetMaxHeader {
     /// Seconds of the sender's pacing per full-size packet (`packet_bits / x`), 0 if not counted.
     pub share_s: f32,

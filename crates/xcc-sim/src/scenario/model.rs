@@ -204,6 +204,7 @@ pub enum Cc {
     #[serde(rename = "jetmax")]
     JetMax {
         tau: f64,
+        probe_wait_ns: u64,
     },
 }
 

@@ -695,16 +695,22 @@ impl<'a> Resolver<'a> {
         match &v {
             Some(Value::String(s)) if s == "piqi-rcp" => return Ok(Cc::PiqiRcp),
             Some(Value::String(s)) if s == "jetmax" => {
-                return Ok(Cc::JetMax { tau: xcc_core::host::JetMaxConfig::default().tau })
+                let d = xcc_core::host::JetMaxConfig::default();
+                return Ok(Cc::JetMax { tau: d.tau, probe_wait_ns: d.probe_wait.as_ns() });
             }
             Some(o @ Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("jetmax") => {
                 let spec: JetMaxCcSpec = typed(o.clone(), path, self.source)?;
-                let tau = spec.tau.unwrap_or(xcc_core::host::JetMaxConfig::default().tau);
+                let d = xcc_core::host::JetMaxConfig::default();
+                let tau = spec.tau.unwrap_or(d.tau);
                 if !(tau > 0.0 && tau <= 1.0) {
                     return Err(self.err(&format!("{path}.tau"), format!("{tau}: expected 0 < tau <= 1")));
                 }
+                let probe_wait_ns = match &spec.probe_wait {
+                    None => d.probe_wait.as_ns(),
+                    Some(s) => self.time(&format!("{path}.probe_wait"), s)?,
+                };
                 let _ = spec.kind;
-                return Ok(Cc::JetMax { tau });
+                return Ok(Cc::JetMax { tau, probe_wait_ns });
             }
             Some(Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("piqi-rcp") => {
                 if m.len() > 1 {

@@ -180,12 +180,13 @@ pub struct JetMaxQueueSpec {
     pub interval: Option<String>,
 }
 
-/// `cc = { kind = "jetmax", tau = 0.6 }`.
+/// `cc = { kind = "jetmax", tau = 0.6, probe_wait = "100ms" }`.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct JetMaxCcSpec {
     pub kind: String,
     pub tau: Option<f64>,
+    pub probe_wait: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -231,3 +231,19 @@ pub fn resolve_error(text: &str) -> String {
         Err(e) => e.to_string(),
     }
 }
+
+/// [`parking_lot`] where flow 2 (on L2 only) stops at `stop` seconds: flow 0's bottleneck moves
+/// from L2 to L1.
+pub fn parking_lot_with_departure(queue: &str, cc: &str, stop: f64, duration: &str) -> String {
+    let text = parking_lot(queue, cc, "100Mbps", "60Mbps", duration);
+    let template = format!("[[flow]]\nname = \"f{{i}}\"\ncount = 3\nsrc = \"s{{i}}\"\ndst = \"d{{i}}\"\ncc = {cc}\n");
+    assert!(text.contains(&template));
+    let mut flows = String::new();
+    for i in 1..=3 {
+        flows += &format!("[[flow]]\nname = \"f{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\ncc = {cc}\n");
+        if i == 3 {
+            flows += &format!("stop = \"{}ms\"\n", (stop * 1000.0).round());
+        }
+    }
+    text.replace(&template, &flows)
+}

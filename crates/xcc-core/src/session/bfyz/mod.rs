@@ -1,0 +1,59 @@
+//! BFYZ (Bartal, Farach-Colton, Yooseph, Zhang; Algorithmica 2002), seed 004's second
+//! per-session-state baseline, **reconstructed** (only the abstract could be read): the frugal
+//! consistent-marking link task of [`link`] on the forward pass of RM cells, the ABR source of
+//! [`crate::session::rm_source`]. See docs/algorithms/bfyz.md.
+
+pub mod link;
+
+pub use link::{BfyzConfig, BfyzLink};
+
+use super::budget::ControlBudget;
+use super::rm_cell::RmCell;
+use super::rm_source::RmSource;
+use super::{SessionId, SessionProtocol};
+use serde::Deserialize;
+
+/// BFYZ's parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BfyzParams {
+    pub link: BfyzConfig,
+    /// RM cells' share of the session's rate (seed 004: about 1 %) and their size.
+    pub budget: ControlBudget,
+}
+
+impl Default for BfyzParams {
+    fn default() -> Self {
+        BfyzParams {
+            link: BfyzConfig::default(),
+            budget: ControlBudget { fraction: 0.01, packet_bytes: RmCell::WIRE_BYTES },
+        }
+    }
+}
+
+/// The protocol, for drivers generic over [`SessionProtocol`].
+pub struct Bfyz;
+
+impl SessionProtocol for Bfyz {
+    const NAME: &'static str = "bfyz";
+    type Packet = RmCell;
+    type Link = BfyzLink;
+    type Source = RmSource;
+    type Params = BfyzParams;
+
+    fn new_link(params: &BfyzParams, capacity: f64) -> BfyzLink {
+        BfyzLink::new(params.link, capacity)
+    }
+
+    fn new_source(params: &BfyzParams, _session: SessionId) -> RmSource {
+        RmSource::new(params.budget)
+    }
+
+    fn at_destination(cell: RmCell) -> Option<RmCell> {
+        cell.at_destination()
+    }
+
+    fn wire_bytes(_cell: &RmCell) -> u32 {
+        RmCell::WIRE_BYTES
+    }
+}

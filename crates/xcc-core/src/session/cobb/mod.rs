@@ -1,0 +1,64 @@
+//! COBB (Cobb and Gouda, SSS 2008 / TCS 2011), seed 004's stateless baseline,
+//! **reconstructed** (only the abstracts could be read): links keep a constant amount of state
+//! rebuilt every period T ([`link`]), sources send one packet per period ([`source`]).
+//! See docs/algorithms/cobb.md.
+
+pub mod link;
+pub mod packet;
+pub mod source;
+
+pub use link::{CobbConfig, CobbLink};
+pub use packet::CobbPacket;
+pub use source::CobbSource;
+
+use super::{SessionId, SessionProtocol};
+use crate::time::Dur;
+use serde::Deserialize;
+
+/// COBB's parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CobbParams {
+    /// The period T in milliseconds (seed 004: 70 ms "to accommodate to WAN RTTs").
+    pub period_ms: f64,
+}
+
+impl Default for CobbParams {
+    fn default() -> Self {
+        CobbParams { period_ms: 70.0 }
+    }
+}
+
+impl CobbParams {
+    fn period(&self) -> Dur {
+        Dur::from_secs_f64(self.period_ms * 1e-3)
+    }
+}
+
+/// The protocol, for drivers generic over [`SessionProtocol`].
+pub struct Cobb;
+
+impl SessionProtocol for Cobb {
+    const NAME: &'static str = "cobb";
+    type Packet = CobbPacket;
+    type Link = CobbLink;
+    type Source = CobbSource;
+    type Params = CobbParams;
+
+    fn new_link(params: &CobbParams, capacity: f64) -> CobbLink {
+        CobbLink::new(CobbConfig { period: params.period() }, capacity)
+    }
+
+    fn new_source(params: &CobbParams, _session: SessionId) -> CobbSource {
+        CobbSource::new(params.period())
+    }
+
+    /// Every packet is bounced back to the source with its explicit rate.
+    fn at_destination(p: CobbPacket) -> Option<CobbPacket> {
+        Some(p)
+    }
+
+    fn wire_bytes(_p: &CobbPacket) -> u32 {
+        CobbPacket::WIRE_BYTES
+    }
+}

@@ -1,0 +1,157 @@
+//! The ABR source end system shared by ERICA and BFYZ (ATM TM 4.0, simplified as protocols.md
+//! 7.5 allows for these comparisons): the allowed cell rate `ACR` is `min(ER, demand)` from the
+//! latest backward RM cell; RM cells go out in proportion to the data, here within the
+//! session's control budget (about 1 % of its rate, seed 004), each carrying `CCR = ACR` and
+//! `ER = demand` (the PCR). Before the first answer the source has no rate and sends no data;
+//! its first RM cell goes at once and the next only when that one has come back (nothing to
+//! pace by yet). On leave a `Close` cell removes the session's state along the path.
+//!
+//! Not modelled: TM 4.0's additive increase limit `ACR + RIF * PCR` (meaningless for greedy
+//! sessions, whose PCR is infinite), CI/NI bits, and the use-it-or-lose-it rules.
+
+use super::budget::ControlBudget;
+use super::rm_cell::{RmCell, RmKind};
+use super::SourceTask;
+use crate::time::Time;
+
+#[derive(Clone, Debug)]
+pub struct RmSource {
+    demand: f64,
+    /// ACR, bit/s; `None` before the first backward RM cell.
+    acr: Option<f64>,
+    /// When the next RM cell may leave; `None` while waiting for the first answer.
+    next_rm: Option<Time>,
+    last_sent: Time,
+    budget: ControlBudget,
+    /// Leave was called: send Close next.
+    closing: bool,
+    finished: bool,
+}
+
+impl RmSource {
+    pub fn new(budget: ControlBudget) -> RmSource {
+        RmSource {
+            demand: f64::INFINITY,
+            acr: None,
+            next_rm: None,
+            last_sent: Time::ZERO,
+            budget,
+            closing: false,
+            finished: false,
+        }
+    }
+}
+
+impl SourceTask for RmSource {
+    type Packet = RmCell;
+
+    fn join(&mut self, now: Time, demand: f64) {
+        self.demand = demand;
+        self.next_rm = Some(now);
+    }
+
+    fn leave(&mut self, _now: Time) {
+        self.closing = true;
+    }
+
+    fn change(&mut self, _now: Time, demand: f64) {
+        self.demand = demand;
+        if let Some(acr) = self.acr {
+            self.acr = Some(acr.min(demand));
+        }
+    }
+
+    /// A backward RM cell: ACR = min(ER, demand); the RM cell clock starts with the first one.
+    fn on_packet(&mut self, now: Time, cell: RmCell) {
+        debug_assert_eq!(cell.kind, RmKind::Rm);
+        if self.finished {
+            return;
+        }
+        let first = self.acr.is_none();
+        self.acr = Some(cell.er.min(self.demand));
+        if first {
+            self.next_rm = Some(self.budget.next_allowed(self.last_sent, self.acr).max(now));
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Time) -> Option<RmCell> {
+        if self.finished {
+            return None;
+        }
+        if self.closing {
+            self.finished = true;
+            return Some(RmCell { kind: RmKind::Close, ccr: 0.0, er: 0.0 });
+        }
+        match self.next_rm {
+            Some(t) if t <= now => {
+                self.last_sent = now;
+                // Paced by the budget once there is a rate; before that, wait for the answer.
+                self.next_rm = self.acr.map(|_| self.budget.next_allowed(now, self.acr));
+                Some(RmCell { kind: RmKind::Rm, ccr: self.acr.unwrap_or(0.0), er: self.demand })
+            }
+            _ => None,
+        }
+    }
+
+    fn next_wakeup(&self) -> Option<Time> {
+        if self.finished {
+            None
+        } else if self.closing {
+            Some(self.last_sent)
+        } else {
+            self.next_rm
+        }
+    }
+
+    fn rate(&self) -> Option<f64> {
+        self.acr
+    }
+
+    fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Dur;
+
+    fn ms(n: u64) -> Time {
+        Time::ZERO + Dur::from_ms(n)
+    }
+
+    /// Join sends one RM cell at once (CCR 0, ER = demand) and waits; the answer sets ACR and
+    /// starts the budget clock: 53-byte cells at 1 % of 10 Mb/s leave every 4.24 ms.
+    #[test]
+    fn join_then_paced_rm_cells() {
+        let mut s = RmSource::new(ControlBudget { fraction: 0.01, packet_bytes: 53 });
+        s.join(ms(0), 50e6);
+        assert_eq!(s.rate(), None);
+        assert_eq!(s.poll_transmit(ms(0)), Some(RmCell { kind: RmKind::Rm, ccr: 0.0, er: 50e6 }));
+        assert_eq!(s.poll_transmit(ms(1)), None);
+        assert_eq!(s.next_wakeup(), None, "waits for the first answer");
+        s.on_packet(ms(10), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 10e6 });
+        assert_eq!(s.rate(), Some(10e6));
+        assert_eq!(s.next_wakeup(), Some(ms(10)), "the budget since t = 0 is long paid");
+        let c = s.poll_transmit(ms(10)).unwrap();
+        assert_eq!((c.ccr, c.er), (10e6, 50e6));
+        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(4240)));
+        // An answer larger than the demand is capped by it.
+        s.on_packet(ms(11), RmCell { kind: RmKind::Rm, ccr: 10e6, er: 80e6 });
+        assert_eq!(s.rate(), Some(50e6));
+    }
+
+    #[test]
+    fn leave_sends_close_and_finishes() {
+        let mut s = RmSource::new(ControlBudget::default());
+        s.join(ms(0), f64::INFINITY);
+        s.poll_transmit(ms(0));
+        s.leave(ms(3));
+        assert_eq!(s.next_wakeup(), Some(ms(0)));
+        assert_eq!(s.poll_transmit(ms(3)).map(|c| c.kind), Some(RmKind::Close));
+        assert!(s.is_finished());
+        assert_eq!(s.poll_transmit(ms(4)), None);
+        s.on_packet(ms(5), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 1.0 }); // late answer: ignored
+    }
+}

@@ -1,0 +1,61 @@
+//! SLBN, StateLess B-Neck (seed 004): an explicit end-to-end rate protocol whose routers keep
+//! three numbers per link (`BF`, `NR`, `N`) and whose sources run Probe cycles
+//! (Join / Probe -> ProbeAck, then Leave) that end with the session's max-min fair rate.
+//! See docs/algorithms/slbn.md.
+
+pub mod link;
+pub mod packet;
+pub mod source;
+
+pub use link::SlbnLink;
+pub use packet::{HopSet, SlbnKind, SlbnPacket};
+pub use source::SlbnSource;
+
+use super::budget::ControlBudget;
+use super::{SessionId, SessionProtocol};
+use serde::Deserialize;
+
+/// SLBN has no gains; these are the choices around it.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SlbnParams {
+    /// Control packets' share of the session's rate (paper: about 1 %); the packet size is
+    /// SLBN's own (68 B), whatever `budget.packet_bytes` says.
+    pub budget: ControlBudget,
+    /// protocols.md 6.7-1: also set `bw = shBW` when Join counts the session as restricted
+    /// (the published Fig. 2 does not; off by default).
+    pub join_lowers_bw: bool,
+}
+
+/// The protocol, for drivers generic over [`SessionProtocol`].
+pub struct Slbn;
+
+impl SessionProtocol for Slbn {
+    const NAME: &'static str = "slbn";
+    type Packet = SlbnPacket;
+    type Link = SlbnLink;
+    type Source = SlbnSource;
+    type Params = SlbnParams;
+
+    fn new_link(params: &SlbnParams, capacity: f64) -> SlbnLink {
+        SlbnLink::new(capacity, params.join_lowers_bw)
+    }
+
+    fn new_source(params: &SlbnParams, _session: SessionId) -> SlbnSource {
+        SlbnSource::new(ControlBudget { packet_bytes: SlbnPacket::WIRE_BYTES, ..params.budget })
+    }
+
+    /// "The destination node simply drops Leave packets, and bounces Join and Probe packets
+    /// back upstream as ProbeAck packets" (fields unchanged).
+    fn at_destination(p: SlbnPacket) -> Option<SlbnPacket> {
+        match p.kind {
+            SlbnKind::Join | SlbnKind::Probe => Some(SlbnPacket { kind: SlbnKind::ProbeAck, ..p }),
+            SlbnKind::Leave => None,
+            SlbnKind::ProbeAck => panic!("SLBN destination received a ProbeAck"),
+        }
+    }
+
+    fn wire_bytes(_p: &SlbnPacket) -> u32 {
+        SlbnPacket::WIRE_BYTES
+    }
+}

@@ -1,0 +1,44 @@
+//! The registry of session protocols: one match arm per protocol (append new ones).
+
+use super::network::Network;
+use super::sim::{RunSettings, SessionOutput, SessionSim};
+use super::workload::Sessions;
+use xcc_core::session::piqi_rcp::PiqiRcp;
+use xcc_core::session::slbn::Slbn;
+use xcc_core::session::SessionProtocol;
+
+/// Names accepted in `protocol` (keep in step with the match below).
+pub const PROTOCOLS: &[&str] = &["slbn", "piqi_rcp"];
+
+/// Runs `name` with its parameters (a JSON object, `null` for the defaults).
+pub fn run_protocol(
+    name: &str,
+    params: &serde_json::Value,
+    net: &Network,
+    sessions: Sessions,
+    settings: RunSettings,
+    progress: Option<&mut dyn FnMut(f64)>,
+) -> Result<SessionOutput, String> {
+    match name {
+        "slbn" => run::<Slbn>(params, net, sessions, settings, progress),
+        "piqi_rcp" => run::<PiqiRcp>(params, net, sessions, settings, progress),
+        other => Err(format!("protocol: unknown session protocol {other:?}; expected one of {PROTOCOLS:?}")),
+    }
+}
+
+/// Parses `P`'s parameters strictly and runs it.
+pub fn run<P: SessionProtocol>(
+    params: &serde_json::Value,
+    net: &Network,
+    sessions: Sessions,
+    settings: RunSettings,
+    progress: Option<&mut dyn FnMut(f64)>,
+) -> Result<SessionOutput, String> {
+    let params: P::Params = if params.is_null() {
+        P::Params::default()
+    } else {
+        serde_path_to_error::deserialize(params.clone())
+            .map_err(|e| format!("protocol_params.{}: {}", e.path(), e.inner()))?
+    };
+    SessionSim::<P>::new(params, net, sessions, settings)?.run(progress)
+}

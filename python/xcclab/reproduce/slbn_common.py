@@ -1,0 +1,474 @@
+"""The four WAN experiments of seed 004 (SLBN): shared set-up, runs, figures and report.
+
+Each experiment runs every protocol the paper compares on the same network and the same
+session arrivals (same seeds), through the session simulator (control packets one by one
+through FIFO links, data as fluid rates; docs/decisions.md, "Session experiments"). Protocols
+this build cannot run yet are listed in the report as pending, never invented.
+
+Measured per sample (every ``sample_interval_s``), as in Section IV of the paper:
+  - E_s(t) = 100 (lambda_s - lambda*_s) / lambda*_s for every session present with a rate,
+    lambda* from the exact max-min oracle over the sessions present at t: mean, 10th, 90th pct;
+  - E_e(t) = 100 (sum of assigned rates crossing e - C_e) / C_e over the links that are
+    bottlenecks of the oracle's allocation at t: mean, 10th, 90th percentile, maximum;
+  - the largest queue of any link since the previous sample (packets of 2000 B, and in
+    seconds of the link's capacity);
+  - for finite sessions, the completion time (last bit sent) by size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import sessions as S
+from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+
+PACKET_BYTES = 2000
+PAPER_PROTOCOLS = ("slbn", "rcp", "piqi_rcp", "erica", "bfyz", "cobb")
+LABEL = {
+    "slbn": "SLBN",
+    "rcp": "RCP",
+    "piqi_rcp": "PIQI-RCP",
+    "erica": "ERICA",
+    "bfyz": "BFYZ",
+    "cobb": "COBB",
+}
+# Parameters stated in the paper's footnote 1 that differ from the protocols' defaults. RCP
+# (alpha 0.1, beta 1) and PIQI-RCP (T = 5 ms, kappa* = T / (2 (T + RTT))) are run with their
+# defaults, which must be those values (checked when they are registered).
+PAPER_PARAMS: dict[str, dict[str, Any]] = {
+    "cobb": {"period_ms": 70.0},
+}
+# Quick mode: a small transit-stub network and a few thousand sessions (tests only).
+QUICK_TOPOLOGY = {
+    "transit_stub": {
+        "transit_domains": 2,
+        "transit_routers_per_domain": 4,
+        "stubs_per_transit_router": 3,
+        "routers_per_stub": 4,
+        "hosts_per_stub_router": 200,
+    }
+}
+
+
+@dataclass
+class Setup:
+    id: str
+    title: str
+    claim: str
+    topology: str  # "medium" | "large"
+    protocols: tuple[str, ...]
+    workload: dict[str, Any]
+    duration_s: float
+    sample_interval_s: float
+    plot_from_s: float = 0.0
+    quick_scale: float = 0.04  # session counts in quick mode
+    quick_duration_s: float = 1.5
+    notes: list[str] = field(default_factory=list)
+
+    def experiment(self, protocol: str, quick: bool) -> dict[str, Any]:
+        workload = _scale_workload(self.workload, self.quick_scale) if quick else self.workload
+        return {
+            "protocol": protocol,
+            "protocol_params": PAPER_PARAMS.get(protocol),
+            "seed": 1,
+            "topology": QUICK_TOPOLOGY if quick else self.topology,
+            "workload": workload,
+            "duration_s": self.quick_duration_s if quick else self.duration_s,
+            "sample_interval_s": self.sample_interval_s,
+        }
+
+
+def _scale_workload(w: dict[str, Any], k: float) -> dict[str, Any]:
+    out = dict(w)
+    for key in ("arrivals", "departures"):
+        out[key] = [{**win, "count": max(1, int(win["count"] * k))} for win in w.get(key, [])]
+    return out
+
+
+def run_setup(
+    setup: Setup,
+    out_dir: str | Path,
+    quick: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> Path:
+    log = log or (lambda _m: None)
+    available = set(S.protocols())
+    out_dir = Path(out_dir)
+    with atomic_dir(out_dir) as tmp:
+        results: dict[str, S.SessionResult] = {}
+        for proto in setup.protocols:
+            if proto not in available:
+                log(f"{setup.id}: {proto} not available in this build, skipped")
+                continue
+            log(f"{setup.id}: running {proto}")
+            r = S.run_sessions(setup.experiment(proto, quick), f"{setup.id}:{proto}")
+            r.save(tmp / "runs" / proto)
+            results[proto] = r
+        pending = [p for p in setup.protocols if p not in results]
+        measured = {p: _measure(setup, r) for p, r in results.items()}
+        figures = _figures(setup, tmp, results)
+        comparisons = _comparisons(setup, measured)
+        write_metrics(
+            tmp,
+            setup.id,
+            title=setup.title,
+            quick=quick,
+            comparisons=comparisons,
+            measured=measured,
+            pending=pending,
+            figures=figures,
+        )
+        text = _report(setup, quick, results, measured, pending, comparisons, figures)
+        (tmp / "report.md").write_text(text, encoding="utf-8")
+    return out_dir / "report.md"
+
+
+def _window(r: S.SessionResult, t0: float) -> Any:
+    import polars as pl
+
+    return r.samples.filter(pl.col("time_s") > t0 + 1e-9)
+
+
+def _measure(setup: Setup, r: S.SessionResult) -> dict[str, Any]:
+    s = _window(r, setup.plot_from_s)
+    es_mean = s["es_mean"].to_numpy()
+    m: dict[str, Any] = {
+        "stats": r.stats,
+        "es_mean_avg": _nanmean(es_mean),
+        "es_abs_mean_avg": _nanmean(np.abs(es_mean)),
+        "es_p10_avg": _nanmean(s["es_p10"].to_numpy()),
+        "es_p90_avg": _nanmean(s["es_p90"].to_numpy()),
+        "es_spread_avg": _nanmean(s["es_p90"].to_numpy() - s["es_p10"].to_numpy()),
+        "es_p10_min": _nanmin(s["es_p10"].to_numpy()),
+        "es_p90_max": _nanmax(s["es_p90"].to_numpy()),
+        "ee_mean_avg": _nanmean(s["ee_mean"].to_numpy()),
+        "ee_p90_max": _nanmax(s["ee_p90"].to_numpy()),
+        "ee_max_max": _nanmax(s["ee_max"].to_numpy()),
+        "max_queue_packets": _nanmax(s["max_queue_bits"].to_numpy()) / (8 * PACKET_BYTES),
+        "max_queue_delay_s": _nanmax(s["max_queue_delay_s"].to_numpy()),
+        "final_es_p10": float(s["es_p10"][-1]) if s.height else math.nan,
+        "final_es_p90": float(s["es_p90"][-1]) if s.height else math.nan,
+    }
+    # Largest queue per whole second (the paper quotes COBB's for seconds 1, 2, 3).
+    t = r.samples["time_s"].to_numpy()
+    q = r.samples["max_queue_bits"].to_numpy() / (8 * PACKET_BYTES)
+    m["max_queue_packets_by_second"] = [
+        float(np.max(q[(t > k) & (t <= k + 1 + 1e-9)])) if np.any((t > k) & (t <= k + 1)) else None
+        for k in range(int(math.ceil(t[-1])))
+        if t.size
+    ]
+    if r.completions.height:
+        c = r.completions
+        pk = c["size_bits"].to_numpy() / (8 * PACKET_BYTES)
+        ct = c["finish_s"].to_numpy() - c["start_s"].to_numpy()
+        edges = [0, 250, 300, 350, 400, 500, 700, math.inf]
+        bins = []
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            sel = (pk >= lo) & (pk < hi)
+            if sel.any():
+                bins.append(
+                    {
+                        "from_pkts": lo,
+                        "to_pkts": hi,
+                        "sessions": int(sel.sum()),
+                        "mean_s": float(ct[sel].mean()),
+                    }
+                )
+        m["completion_by_size"] = bins
+        m["completed"] = int(c.height)
+        m["completion_mean_s"] = float(ct.mean())
+    return m
+
+
+def _nanmean(v: np.ndarray) -> float:
+    v = v[np.isfinite(v)]
+    return float(v.mean()) if v.size else math.nan
+
+
+def _nanmax(v: np.ndarray) -> float:
+    v = v[np.isfinite(v)]
+    return float(v.max()) if v.size else math.nan
+
+
+def _nanmin(v: np.ndarray) -> float:
+    v = v[np.isfinite(v)]
+    return float(v.min()) if v.size else math.nan
+
+
+def _comparisons(setup: Setup, measured: dict[str, dict[str, Any]]) -> list[Comparison]:
+    out: list[Comparison] = []
+    cobb = measured.get("cobb")
+    if setup.id == "slbn-1a" and cobb:
+        out += [
+            Comparison("COBB mean source error", 500.0, cobb["es_mean_avg"], "%"),
+            Comparison("COBB 10th percentile of source error", -15.0, cobb["es_p10_avg"], "%"),
+            Comparison("COBB 90th percentile of source error", 1600.0, cobb["es_p90_avg"], "%"),
+        ]
+    if setup.id == "slbn-1b" and cobb:
+        by_s = cobb["max_queue_packets_by_second"]
+        for k, paper in enumerate((5293, 8265, 4775)):
+            ours = by_s[k] if k < len(by_s) else None
+            out.append(Comparison(f"COBB max queue in second {k + 1}", paper, ours, "packets"))
+    if setup.id == "slbn-2b":
+        if "bfyz" in measured:
+            out.append(
+                Comparison(
+                    "BFYZ largest bottleneck overshoot (below)",
+                    5.0,
+                    measured["bfyz"]["ee_max_max"],
+                    "%",
+                )
+            )
+        if "slbn" in measured:
+            out.append(
+                Comparison(
+                    "SLBN max queue, % of one second of capacity (at most)",
+                    3.0,
+                    100 * measured["slbn"]["max_queue_delay_s"],
+                    "%",
+                )
+            )
+    return out
+
+
+def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> list[str]:
+    if not results:
+        return []
+    from ..plot import _pyplot
+
+    plt = _pyplot()
+    written: list[str] = []
+    for key, what in (("es", "sources"), ("ee", "bottlenecks")):
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        for i, (p, r) in enumerate(results.items()):
+            s = _window(r, setup.plot_from_s)
+            t = s["time_s"].to_numpy() * 1e6
+            mean = s[f"{key}_mean"].to_numpy()
+            lo, hi = s[f"{key}_p10"].to_numpy(), s[f"{key}_p90"].to_numpy()
+            color = f"C{i}"
+            ax.plot(t, mean, color=color, lw=1.2, label=f"{LABEL[p]} average")
+            # Percentile bars (the mean may lie outside them for skewed errors).
+            ax.vlines(
+                t + i * 2000, lo, hi, color=color, lw=0.7, label=f"{LABEL[p]} 10th,90th percentile"
+            )
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.set_xlabel("microseconds")
+        ax.set_ylabel("% error")
+        ax.set_title(f"{setup.id}: error distribution at {what} (ours)")
+        ax.legend(fontsize=7, ncol=2)
+        ax.grid(True, lw=0.3)
+        fig.tight_layout()
+        written += [p.name for p in save_figure(fig, tmp, f"error-{what}")]
+        plt.close(fig)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for i, (p, r) in enumerate(results.items()):
+        s = _window(r, setup.plot_from_s)
+        q = s["max_queue_bits"].to_numpy() / (8 * PACKET_BYTES)
+        ax.plot(s["time_s"].to_numpy() * 1e6, q, color=f"C{i}", lw=1, label=LABEL[p])
+    ax.set_xlabel("microseconds")
+    ax.set_ylabel(f"max queue (packets of {PACKET_BYTES} B)")
+    ax.set_title(f"{setup.id}: largest queue of any link (ours)")
+    ax.legend(fontsize=8)
+    ax.grid(True, lw=0.3)
+    fig.tight_layout()
+    written += [p.name for p in save_figure(fig, tmp, "max-queue")]
+    plt.close(fig)
+    if any(r.completions.height for r in results.values()):
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for i, (p, r) in enumerate(results.items()):
+            m = _measure(setup, r).get("completion_by_size", [])
+            if m:
+                x = [b["from_pkts"] for b in m]
+                ax.plot(x, [b["mean_s"] for b in m], "o-", color=f"C{i}", label=LABEL[p])
+        ax.set_xlabel("session size (packets, lower bin edge)")
+        ax.set_ylabel("mean completion time (s)")
+        ax.set_title(f"{setup.id}: completion time by size (ours)")
+        ax.legend(fontsize=8)
+        ax.grid(True, lw=0.3)
+        fig.tight_layout()
+        written += [p.name for p in save_figure(fig, tmp, "completion-times")]
+        plt.close(fig)
+    return written
+
+
+def _report(
+    setup: Setup,
+    quick: bool,
+    results: dict[str, S.SessionResult],
+    measured: dict[str, dict[str, Any]],
+    pending: list[str],
+    comparisons: list[Comparison],
+    figures: list[str],
+) -> str:
+    lines = [f"# {setup.title}", "", f"Generated by `xcc reproduce {setup.id}`.", ""]
+    if quick:
+        lines += [
+            "> **Quick mode**: a small network and a few thousand sessions; not a reproduction.",
+            "",
+        ]
+    lines += ["## Paper's claim", "", setup.claim, "", "## Set-up", ""]
+    w = setup.experiment("slbn", quick)["workload"]
+    arr = "; ".join(
+        f"{a['count']:,} arrivals in [{a['from_s']}, {a['to_s']}) s" for a in w["arrivals"]
+    )
+    dep = "; ".join(
+        f"{d['count']:,} departures in [{d['from_s']}, {d['to_s']}) s"
+        for d in w.get("departures", [])
+    )
+    lines += [
+        (
+            "- Network (quick): a small transit-stub network (2 x 4 transit routers, 3 stub "
+            "domains of 4 routers per transit router) "
+            if quick
+            else f"- Network: seed 004's {setup.topology.capitalize()} transit-stub network "
+        )
+        + "(`crates/xcc-sim/src/session/transit_stub.rs`), 200 hosts per stub router, "
+        "hosts 100 Mb/s and 1 us, stub-stub and stub-transit 1 Gb/s, transit-transit 5 Gb/s, "
+        "internal delays U[1, 10] ms, shortest paths (hops, then delay).",
+        f"- Sessions: {arr}" + (f"; {dep}" if dep else "") + ". Sources and destinations uniform "
+        "over the hosts (one session per source host); greedy sessions."
+        + (
+            f" Sizes Pareto, mean {w['size']['mean_packets']} packets of "
+            f"{w['size']['packet_bytes']} B, "
+            f"shape {w['size']['shape']}; a session leaves when its data is sent."
+            if w.get("size")
+            else ""
+        ),
+        f"- {setup.quick_duration_s if quick else setup.duration_s:g} s simulated, "
+        f"samples every {setup.sample_interval_s * 1e3:g} ms"
+        + (f", figures and statistics from {setup.plot_from_s:g} s" if setup.plot_from_s else "")
+        + ".",
+        "- Data are sent at 99 % of the assigned rate as fluid, control packets (68 B for SLBN) "
+        "one by one, within 1 % of the session's rate; unlimited queues (nothing is dropped).",
+    ]
+    lines += [f"- {n}" for n in setup.notes]
+    lines += [""]
+    if pending:
+        names = ", ".join(LABEL[p] for p in pending)
+        lines += [
+            "## Pending protocols",
+            "",
+            f"Not run: {names} — not available in this build yet (the experiment runs them as soon "
+            "as they are registered in `crates/xcc-sim/src/session/protocols.rs`).",
+            "",
+        ]
+    if measured:
+        lines += ["## Results", ""]
+        rows = []
+        for p, m in measured.items():
+            rows.append(
+                [
+                    LABEL[p],
+                    fmt(m["es_mean_avg"], 2),
+                    fmt(m["es_p10_avg"], 2),
+                    fmt(m["es_p90_avg"], 2),
+                    fmt(m["es_p10_min"], 1) + " / " + fmt(m["es_p90_max"], 1),
+                    fmt(m["ee_mean_avg"], 2),
+                    fmt(m["ee_max_max"], 2),
+                    fmt(m["max_queue_packets"], 1),
+                    fmt(1e3 * m["max_queue_delay_s"], 2),
+                ]
+            )
+        lines += [
+            "Averages over the samples (time averages of the per-sample statistics):",
+            "",
+            markdown_table(
+                [
+                    "protocol",
+                    "mean E_s (%)",
+                    "p10 E_s (%)",
+                    "p90 E_s (%)",
+                    "worst p10 / p90 E_s (%)",
+                    "mean E_e (%)",
+                    "max E_e (%)",
+                    "max queue (pkts)",
+                    "max queue (ms)",
+                ],
+                rows,
+            ),
+            "",
+        ]
+        order = sorted(measured, key=lambda p: measured[p]["es_spread_avg"])
+        lines += [
+            "Ordering by accuracy at the sources (mean width of the 10th-90th percentile band, "
+            "smallest first): "
+            + " < ".join(
+                f"{LABEL[p]} ({fmt(measured[p]['es_spread_avg'], 2)} points)" for p in order
+            )
+            + ".",
+            "",
+        ]
+        for p, m in measured.items():
+            st = m["stats"]
+            lines.append(
+                f"- {LABEL[p]}: {st['sessions']:,} sessions, {st['events']:,} events, "
+                f"{st['control_packets']:,} control packets, oracle run {st['oracle_runs']} times "
+                f"({st['oracle_wall_seconds']:.1f} s), {st['hosts_in_use']:,} hosts with links, "
+                f"{st['wall_seconds']:.1f} s wall."
+            )
+            if "completion_by_size" in m:
+                cb = ", ".join(
+                    f"{b['from_pkts']}-{b['to_pkts']} pkts: {b['mean_s']:.3f} s ({b['sessions']})"
+                    for b in m["completion_by_size"]
+                )
+                lines.append(
+                    f"  Completed {m['completed']:,} sessions; mean completion by size: {cb}."
+                )
+            if m["max_queue_packets_by_second"]:
+                qs = ", ".join(fmt(q, 0) for q in m["max_queue_packets_by_second"])
+                lines.append(f"  Largest queue per second (packets): {qs}.")
+        lines += [""]
+    if comparisons:
+        rows = [[c.quantity, fmt(c.paper, 2), fmt(c.ours, 2), c.unit] for c in comparisons]
+        lines += [
+            "## The paper's numbers beside ours",
+            "",
+            markdown_table(["quantity", "paper", "ours", "unit"], rows),
+            "",
+        ]
+    lines += ["## Discussion", ""]
+    lines += _discussion(setup, measured, pending)
+    if figures:
+        lines += ["", "## Figures", ""]
+        lines += [f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png")]
+    return "\n".join(lines) + "\n"
+
+
+def _discussion(setup: Setup, measured: dict[str, dict[str, Any]], pending: list[str]) -> list[str]:
+    out = []
+    s = measured.get("slbn")
+    if s:
+        out.append(
+            f"- SLBN: mean source error {fmt(s['es_mean_avg'], 2)} % (10th/90th percentiles on "
+            f"average {fmt(s['es_p10_avg'], 2)} / {fmt(s['es_p90_avg'], 2)} %), at the last sample "
+            f"{fmt(s['final_es_p10'], 3)} / {fmt(s['final_es_p90'], 3)} %; mean bottleneck error "
+            f"{fmt(s['ee_mean_avg'], 2)} %, worst bottleneck {fmt(s['ee_max_max'], 2)} % "
+            + (
+                "(an overshoot: assigned rates above capacity)"
+                if s["ee_max_max"] > 0.5
+                else "(no overshoot)"
+            )
+            + f"; largest queue {fmt(s['max_queue_packets'], 0)} packets "
+            f"({fmt(1e3 * s['max_queue_delay_s'], 2)} ms of its link)."
+        )
+    if len(measured) > 1:
+        order = sorted(measured, key=lambda p: measured[p]["es_spread_avg"])
+        out.append(
+            "- Ordering measured here (by source-error spread): "
+            + ", ".join(LABEL[p] for p in order)
+            + ". The paper's ordering: SLBN and BFYZ best, ERICA slightly above the exact rates, "
+            "RCP / PIQI-RCP erratic, COBB non-convergent."
+        )
+    if pending:
+        out.append(
+            "- The ordering of protocols cannot be checked yet: "
+            + ", ".join(LABEL[p] for p in pending)
+            + " are not in this build."
+        )
+    return out
