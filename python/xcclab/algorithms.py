@@ -30,8 +30,20 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "implemented",
         "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price)",
     ),
-    Algorithm("xcp", "host+link", "planned", "Katabi et al. SIGCOMM 2002, ns-2.35 code"),
-    Algorithm("rcp", "host+link", "planned", "Dukkipati et al., Stanford ns-2 RCP v4"),
+    Algorithm(
+        "xcp",
+        "host+link",
+        "implemented",
+        "Katabi et al. SIGCOMM 2002 in the ns-2.35 (USC/ISI) form: bytes/s feedback, x = rtt s / "
+        "cwnd, residues; alpha 0.4, beta 0.226, gamma 0.1",
+    ),
+    Algorithm(
+        "rcp",
+        "host+link",
+        "implemented",
+        "Dukkipati et al., Stanford ns-2 RCP v4 law with presets stanford (0.4/1), fct (0.1/1), "
+        "ns2 (0.4/0.4); paced sources with probes",
+    ),
     Algorithm(
         "piqi-rcp",
         "host+link",

@@ -1,11 +1,15 @@
 //! The simulation: builds topology, links and traffic from a resolved scenario, runs the event
 //! loop, samples metrics, and checks invariants at the end.
 
-use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho};
+use xcc_core::host::{
+    AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho, Rcp, RcpConfig, Xcp,
+    XcpConfig, XcpEcho,
+};
 use xcc_core::host::{JetMax, JetMaxConfig, PiqiRcp, PiqiRcpConfig};
 use xcc_core::link::{
     AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
-    MaxNetRouter, MaxNetRouterConfig, Red, RedAction, RedConfig, RedUnit, RedVariant,
+    MaxNetRouter, MaxNetRouterConfig, RcpRouter, RcpRouterConfig, RcpRttFilter, Red, RedAction, RedConfig, RedUnit,
+    RedVariant, XcpRouter, XcpRouterConfig,
 };
 use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
@@ -187,6 +191,15 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
                 mss_bytes: t.mss_bytes,
             }))
         }
+        Cc::Xcp => AnyController::Xcp(Xcp::new(XcpConfig { mss_bytes: t.mss_bytes, ..XcpConfig::default() })),
+        Cc::Rcp => {
+            let shim = xcc_core::wire::CongestionHeader::Rcp(Default::default()).wire_len() as u32;
+            AnyController::Rcp(Rcp::new(RcpConfig {
+                mss_bytes: t.mss_bytes,
+                packet_bytes: t.mss_bytes + t.header_bytes + shim,
+                ..RcpConfig::default()
+            }))
+        }
         Cc::PiqiRcp => AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes })),
         Cc::JetMax { tau, probe_wait_ns } => {
             // A full-size packet on the wire: the share each packet stands for.
@@ -208,6 +221,7 @@ pub fn echoer(cc: &Cc, two_way_delay: Dur) -> AnyEchoer {
         // MaxNet's receiver averages the price over one RTT: the path's two-way propagation
         // delay.
         Cc::MaxNet { .. } => AnyEchoer::MaxNet(MaxNetEcho::new(two_way_delay)),
+        Cc::Xcp => AnyEchoer::Xcp(XcpEcho::default()),
         _ => AnyEchoer::Plain(PlainEcho::default()),
     }
 }
@@ -250,6 +264,26 @@ pub fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlg
                 x_max_bps: p.x_max_bps,
             };
             AnyLinkAlgorithm::MaxNet(MaxNetRouter::new(cfg, rate_bps, phase))
+        }
+        Queue::Xcp(p) => {
+            let cfg = XcpRouterConfig { alpha: p.alpha, beta: p.beta, gamma: p.gamma, ..XcpRouterConfig::default() };
+            // ns-2.35 starts the timers at N(T, 0.2 T); a uniform phase in [0.8 T, 1.2 T] here.
+            let phase = Dur::from_secs_f64(cfg.initial_rtt.as_secs_f64() * (0.8 + 0.4 * uniform01(&mut rng)));
+            AnyLinkAlgorithm::Xcp(XcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
+        }
+        Queue::Rcp(p) => {
+            let cfg = RcpRouterConfig {
+                alpha: p.alpha,
+                beta: p.beta,
+                gamma: p.gamma,
+                init_rate_fact: p.init_rate_fact,
+                min_pprtt: p.min_pprtt,
+                rtt_filter: if p.rtt_filter == "last" { RcpRttFilter::LastSample } else { RcpRttFilter::Ns2Ewma },
+                ..RcpRouterConfig::default()
+            };
+            let t = cfg.upd_timeslot.min(cfg.initial_rtt).as_secs_f64();
+            let phase = Dur::from_secs_f64(t * (0.8 + 0.4 * uniform01(&mut rng)));
+            AnyLinkAlgorithm::Rcp(RcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
         }
         Queue::PiqiRcp(p) => {
             let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);

@@ -46,21 +46,21 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "rcp-instability-1",
-        "RCP's unstable network, N=1: MaxNet half, RCP pending (Figs 12-16)",
+        "RCP's unstable network, N=1: RCP and MaxNet (Figs 12-16)",
         "000",
         "implemented",
         "rcp_instability_1",
     ),
     Experiment(
         "rcp-instability-9",
-        "RCP's unstable network, N=9: MaxNet half, RCP pending (Figs 12-16)",
+        "RCP's unstable network, N=9: RCP and MaxNet (Figs 12-16)",
         "000",
         "implemented",
         "rcp_instability_9",
     ),
     Experiment(
         "rcp-instability-49",
-        "RCP's unstable network, N=49: MaxNet half, RCP pending (Figs 12-16)",
+        "RCP's unstable network, N=49: RCP and MaxNet (Figs 12-16)",
         "000",
         "implemented",
         "rcp_instability_49",
@@ -92,12 +92,28 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "implemented",
         "mice_queue_100m",
     ),
-    Experiment("xcc-dumbbell-3", "XCP/JetMax/RCP/PIQI-RCP: single bottleneck", "002", _P),
-    Experiment("xcc-rtt-fairness", "RTT unfairness, 30 ms vs 200 ms", "002", _P),
-    Experiment("xcp-maxmin-gap", "XCP is not max-min fair", "002", _P),
-    Experiment("xcc-mice", "Explicit protocols with mice traffic", "002", _P),
-    Experiment("xcc-abrupt", "Abrupt change in demand", "002", _P),
-    Experiment("xcc-multilink", "Two bottlenecks (parking lot)", "002", _P),
+    Experiment(
+        "xcc-dumbbell-3",
+        "XCP/RCP/MaxNet: single bottleneck, three flows",
+        "002",
+        "implemented",
+        "xcc_dumbbell_3",
+    ),
+    Experiment(
+        "xcc-rtt-fairness",
+        "RTT unfairness, 30 ms vs 200 ms",
+        "002",
+        "implemented",
+        "xcc_rtt_fairness",
+    ),
+    Experiment("xcp-maxmin-gap", "XCP is not max-min fair", "002", "implemented", "xcp_maxmin_gap"),
+    Experiment(
+        "xcc-mice", "Explicit protocols with mice traffic", "002", "implemented", "xcc_mice"
+    ),
+    Experiment("xcc-abrupt", "Abrupt change in demand", "002", "implemented", "xcc_abrupt"),
+    Experiment(
+        "xcc-multilink", "Two bottlenecks (parking lot)", "002", "implemented", "xcc_multilink"
+    ),
     Experiment(
         "markmax-fluid",
         "MarkMax fluid model (Table I)",

@@ -10,6 +10,8 @@ pub mod jetmax;
 pub mod maxnet;
 pub mod newreno;
 pub mod piqi_rcp;
+pub mod rcp;
+pub mod xcp;
 
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
@@ -18,6 +20,8 @@ pub use jetmax::{JetMax, JetMaxConfig};
 pub use maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
 pub use newreno::{NewReno, NewRenoConfig};
 pub use piqi_rcp::{PiqiRcp, PiqiRcpConfig};
+pub use rcp::{Rcp, RcpConfig};
+pub use xcp::{Xcp, XcpConfig, XcpEcho};
 
 /// What one arriving ACK told the transport, handed to the controller after the transport has
 /// updated its own state (RTT estimator, scoreboard, bytes in flight).
@@ -80,6 +84,18 @@ pub trait Controller {
     fn ssthresh_bytes(&self) -> u64 {
         u64::MAX
     }
+    /// True for a rate-based scheme that may re-time the pacer or send probes (checked once,
+    /// when the transport is built, so window-based schemes pay nothing per packet).
+    fn is_rate_based(&self) -> bool {
+        false
+    }
+    /// When the next rate probe is due (RCP's REF packets for flows slower than one packet per
+    /// RTT); `None` for schemes without probes.
+    fn probe_due(&self) -> Option<Time> {
+        None
+    }
+    /// A probe left at `now`.
+    fn on_probe_sent(&mut self, _now: Time) {}
 }
 
 /// Static dispatch over every sender algorithm.
@@ -87,6 +103,8 @@ pub trait Controller {
 pub enum AnyController {
     NewReno(NewReno),
     MaxNet(MaxNet),
+    Xcp(Xcp),
+    Rcp(Rcp),
     PiqiRcp(PiqiRcp),
     JetMax(JetMax),
 }
@@ -96,6 +114,8 @@ macro_rules! dispatch {
         match $self {
             AnyController::NewReno($a) => $body,
             AnyController::MaxNet($a) => $body,
+            AnyController::Xcp($a) => $body,
+            AnyController::Rcp($a) => $body,
             AnyController::PiqiRcp($a) => $body,
             AnyController::JetMax($a) => $body,
         }
@@ -142,6 +162,16 @@ impl Controller for AnyController {
     fn ssthresh_bytes(&self) -> u64 {
         dispatch!(self, a => a.ssthresh_bytes())
     }
+    fn is_rate_based(&self) -> bool {
+        dispatch!(self, a => a.is_rate_based())
+    }
+    #[inline]
+    fn probe_due(&self) -> Option<Time> {
+        dispatch!(self, a => a.probe_due())
+    }
+    fn on_probe_sent(&mut self, now: Time) {
+        dispatch!(self, a => a.on_probe_sent(now))
+    }
 }
 
 /// Receiver side: turns the congestion headers of arriving data into the header echoed on ACKs.
@@ -172,6 +202,7 @@ impl Echoer for PlainEcho {
 pub enum AnyEchoer {
     Plain(PlainEcho),
     MaxNet(MaxNetEcho),
+    Xcp(XcpEcho),
 }
 
 impl Echoer for AnyEchoer {
@@ -180,6 +211,7 @@ impl Echoer for AnyEchoer {
         match self {
             AnyEchoer::Plain(e) => e.on_data(now, hdr),
             AnyEchoer::MaxNet(e) => e.on_data(now, hdr),
+            AnyEchoer::Xcp(e) => e.on_data(now, hdr),
         }
     }
     #[inline]
@@ -187,6 +219,7 @@ impl Echoer for AnyEchoer {
         match self {
             AnyEchoer::Plain(e) => e.echo(now),
             AnyEchoer::MaxNet(e) => e.echo(now),
+            AnyEchoer::Xcp(e) => e.echo(now),
         }
     }
 }

@@ -17,7 +17,9 @@ pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;
 pub mod piqi_rcp;
+pub mod rcp;
 pub mod red;
+pub mod xcp;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
@@ -27,7 +29,9 @@ pub use jetmax::{JetMaxRouter, JetMaxRouterConfig, JetMaxStats};
 pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
 pub use piqi_rcp::{PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
+pub use rcp::{RcpRouter, RcpRouterConfig, RcpRttFilter, RCP_PRESETS};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
+pub use xcp::{XcpRouter, XcpRouterConfig};
 
 /// What happens to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -95,6 +99,8 @@ pub enum AnyLinkAlgorithm {
     Red(Red),
     MarkMax(MarkMax),
     MaxNet(MaxNetRouter),
+    Xcp(XcpRouter),
+    Rcp(RcpRouter),
     PiqiRcp(PiqiRcpRouter),
     JetMax(JetMaxRouter),
 }
@@ -106,6 +112,8 @@ macro_rules! dispatch {
             AnyLinkAlgorithm::Red($a) => $body,
             AnyLinkAlgorithm::MarkMax($a) => $body,
             AnyLinkAlgorithm::MaxNet($a) => $body,
+            AnyLinkAlgorithm::Xcp($a) => $body,
+            AnyLinkAlgorithm::Rcp($a) => $body,
             AnyLinkAlgorithm::PiqiRcp($a) => $body,
             AnyLinkAlgorithm::JetMax($a) => $body,
         }

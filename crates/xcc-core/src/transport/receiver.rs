@@ -64,6 +64,8 @@ pub struct Receiver {
     sack_recent_len: usize,
     /// ACKs owed now (several when several immediate-ACK events happened between polls).
     acks_owed: u32,
+    /// Probes (Flags::PROBE) waiting for their answer.
+    probe_acks_owed: u32,
     /// In-order segments received since the last ACK (delayed-ACK counter).
     unacked_segments: u32,
     /// Delayed-ACK deadline.
@@ -92,6 +94,7 @@ impl Receiver {
             sack_recent: [0; SACK_HISTORY],
             sack_recent_len: 0,
             acks_owed: 0,
+            probe_acks_owed: 0,
             unacked_segments: 0,
             ack_deadline: None,
             ts_recent: Time::ZERO,
@@ -108,6 +111,12 @@ impl Receiver {
     #[inline]
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) -> u64 {
         if pkt.seg.kind != SegmentKind::Data {
+            return 0;
+        }
+        if pkt.seg.flags.contains(Flags::PROBE) {
+            // A rate probe: its header is echoed at once; the sequence space is untouched.
+            self.echo.on_data(now, &pkt.cc);
+            self.probe_acks_owed += 1;
             return 0;
         }
         let seg = &pkt.seg;
@@ -182,6 +191,24 @@ impl Receiver {
     /// The next ACK to send, if one is due.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.probe_acks_owed > 0 {
+            self.probe_acks_owed -= 1;
+            let seg = Segment {
+                kind: SegmentKind::Ack,
+                flags: Flags::PROBE,
+                ack: self.rcv_nxt,
+                ts_echo: self.ts_recent,
+                ..Segment::default()
+            };
+            let cc: CongestionHeader = self.echo.echo(now);
+            return Some(Packet {
+                flow: self.flow,
+                wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+                ecn: Ecn::NotEct,
+                seg,
+                cc,
+            });
+        }
         if self.acks_owed == 0 {
             return None;
         }
@@ -451,5 +478,26 @@ mod tests {
         assert_eq!(r.on_packet(ms(2), &data(1, 2)), 1500);
         assert_eq!(r.stats().bytes_delivered, 2500);
         assert_eq!(r.first_byte_at(), Some(ms(0)));
+    }
+
+    /// A probe is answered at once by an ACK with the probe flag and the echoed header; it
+    /// changes neither the cumulative ACK nor the delivered bytes.
+    #[test]
+    fn probe_is_answered_at_once_outside_the_sequence_space() {
+        use crate::wire::RcpHeader;
+        let mut r = rx(cfg());
+        assert_eq!(r.on_packet(Time(0), &data(0, 0)), MSS as u64);
+        let _ = acks(&mut r, Time(0));
+        let mut probe = data(1, 1);
+        probe.seg.flags = Flags::PROBE;
+        probe.seg.payload_bytes = 0;
+        probe.cc = CongestionHeader::Rcp(RcpHeader { rate: 5e5, rtt_us: 0 });
+        assert_eq!(r.on_packet(Time(1_000_000), &probe), 0);
+        let a = r.poll_transmit(Time(1_000_000)).expect("probe answer");
+        assert!(a.seg.flags.contains(Flags::PROBE));
+        assert_eq!(a.seg.ack, 1);
+        assert_eq!(a.cc, probe.cc);
+        assert!(r.poll_transmit(Time(1_000_000)).is_none());
+        assert_eq!(r.next_expected(), 1);
     }
 }

@@ -42,7 +42,13 @@
 //!   except retransmissions (section 6.1.5). CWR is also sent after loss and timeout reductions
 //!   (section 6.1.2: "for any reason").
 //! - **Pacing.** If the controller gives a rate (or `pace_windowed` is set and an RTT is known),
-//!   data packets are spaced by `wire_bytes * 8 / rate`.
+//!   data packets are spaced by `wire_bytes * 8 / rate`. When a controller's own rate changes
+//!   (a rate-based scheme's feedback), the next departure is re-timed from the last one at the
+//!   new rate, at once (ns-2 rcp-host `rate_change`): a flow released from a low rate does not
+//!   wait out the old, long gap.
+//! - **Probes.** A controller may ask for rate probes ([`Controller::probe_due`]): payload-less
+//!   data segments with [`Flags::PROBE`], outside the sequence space, sent only while the flow
+//!   has data to send; their ACKs carry feedback and nothing else.
 //!
 //! # Controller hooks, in order
 //!
@@ -198,6 +204,13 @@ pub struct Sender<C: Controller = AnyController> {
     next_send: Time,
     /// The last `poll_transmit` had a packet ready but the pacer held it.
     pacing_blocked: bool,
+    /// The controller is rate-based (re-timing and probes apply).
+    rate_based: bool,
+    /// The controller's rate the pacer last spaced packets at (0: none yet).
+    paced_rate: f64,
+    /// When the last data packet left, and its size on the wire (for re-timing).
+    last_send: Time,
+    last_wire: u32,
 }
 
 impl<C: Controller> Sender<C> {
@@ -209,6 +222,7 @@ impl<C: Controller> Sender<C> {
     /// an unlimited flow wraps after 2^32 segments, ~6 TB at 1460 B, which no run reaches).
     pub fn new(flow: FlowId, cfg: TransportConfig, cc: C, size_bytes: Option<u64>, now: Time) -> Sender<C> {
         let mss = cfg.mss_bytes.max(1) as u64;
+        let rate_based = cc.is_rate_based();
         let (total_segs, last_payload) = match size_bytes {
             Some(s) => {
                 let n = s.div_ceil(mss);
@@ -256,6 +270,10 @@ impl<C: Controller> Sender<C> {
             rto_deadline: None,
             next_send: now,
             pacing_blocked: false,
+            rate_based,
+            paced_rate: 0.0,
+            last_send: now,
+            last_wire: 0,
         }
     }
 
@@ -265,6 +283,12 @@ impl<C: Controller> Sender<C> {
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
         let seg = &pkt.seg;
         if seg.kind != SegmentKind::Ack || seg.ack < self.snd_una || seg.ack > self.snd_max {
+            return;
+        }
+        if seg.flags.contains(Flags::PROBE) {
+            // A probe's answer: feedback only, no sequence-space meaning.
+            self.cc.on_feedback(now, &pkt.cc);
+            self.retime_pacer();
             return;
         }
         let ack = seg.ack;
@@ -383,12 +407,57 @@ impl<C: Controller> Sender<C> {
         };
         self.cc.on_feedback(now, &pkt.cc);
         self.cc.on_ack(now, &ev);
+        self.retime_pacer();
+    }
+
+    /// A rate-based controller changed its rate: the next departure is the last one plus the
+    /// new gap (sent at once if that is already past).
+    #[inline]
+    fn retime_pacer(&mut self) {
+        if !self.rate_based {
+            return;
+        }
+        if let Some(r) = self.cc.pacing_rate_bps() {
+            if r != self.paced_rate && r.is_finite() && r > 0.0 && self.last_wire > 0 {
+                self.next_send = self.last_send + Dur::from_secs_f64(self.last_wire as f64 * 8.0 / r);
+                self.paced_rate = r;
+            }
+        }
+    }
+
+    /// A probe, if the controller wants one now and the flow still has data to move.
+    fn poll_probe(&mut self, now: Time) -> Option<Packet> {
+        let due = self.cc.probe_due()?;
+        if due > now || (self.snd_una >= self.snd_max && !self.has_new_data()) {
+            return None;
+        }
+        self.cc.on_probe_sent(now);
+        let mut cc = CongestionHeader::default();
+        self.cc.stamp(now, &mut cc);
+        Some(Packet {
+            flow: self.flow,
+            wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+            ecn: Ecn::NotEct,
+            seg: Segment {
+                kind: SegmentKind::Data,
+                flags: Flags::PROBE,
+                seq: self.snd_max,
+                ts_val: now,
+                ..Segment::default()
+            },
+            cc,
+        })
     }
 
     /// The next packet to send now, if the window, the pacer and the data allow one.
     /// Retransmissions of lost segments go before new data.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.rate_based {
+            if let Some(p) = self.poll_probe(now) {
+                return Some(p);
+            }
+        }
         let (seq, retx) = match self.next_lost() {
             Some(s) => (s, true),
             None if self.has_new_data() => {
@@ -430,6 +499,9 @@ impl<C: Controller> Sender<C> {
         };
         take(self.rto_deadline);
         take(self.pacing_blocked.then_some(self.next_send));
+        if self.rate_based {
+            take(self.cc.probe_due());
+        }
         t
     }
 
@@ -621,6 +693,9 @@ impl<C: Controller> Sender<C> {
         if let Some(rate) = pacing {
             let gap = Dur::from_secs_f64(wire_bytes as f64 * 8.0 / rate);
             self.next_send = self.next_send.max(now) + gap;
+            self.paced_rate = rate;
+            self.last_send = now;
+            self.last_wire = wire_bytes;
         }
         Packet {
             flow: self.flow,
@@ -1008,5 +1083,42 @@ mod tests {
         for (k, &(t, seq)) in sent.iter().enumerate() {
             assert_eq!((t, seq), (ms(k as u64), k as u32));
         }
+    }
+
+    /// A rate-based controller (RCP): one packet until the first rate; a slow rate (gap above
+    /// min_rtt) brings a probe, outside the sequence space; a faster rate on the probe's answer
+    /// re-times the next departure from the last one, so it leaves at once instead of after the
+    /// old 1.5 s gap.
+    #[test]
+    fn rate_based_sender_probes_and_retimes() {
+        use crate::host::{Rcp, RcpConfig};
+        use crate::wire::RcpHeader;
+        let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
+        let mut s = Sender::new(FlowId(1), cfg(), rcp, None, Time::ZERO);
+        let first = drain(&mut s, Time::ZERO);
+        assert_eq!(first.len(), 1, "one packet before any rate");
+        let rate = |r: f32| CongestionHeader::Rcp(RcpHeader { rate: r, rtt_us: 0 });
+        // ACK at 10 ms with R = 700 B/s: 1050 B every 1.5 s, slower than one per RTT.
+        let mut a = ack_pkt(1, Time::ZERO);
+        a.cc = rate(700.0);
+        s.on_packet(ms(10), &a);
+        let p = drain(&mut s, ms(10));
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert!(p[0].seg.flags.contains(Flags::PROBE) && p[0].seg.payload_bytes == 0);
+        assert_eq!((p[1].seg.seq, p[1].seg.flags.contains(Flags::PROBE)), (1, false));
+        assert_eq!(s.snd_max(), 2, "the probe takes no sequence number");
+        // The next probe is due one min_rtt (10 ms) later; data only after 1.5 s.
+        assert_eq!(s.poll_timeout(), Some(ms(20)));
+        assert!(drain(&mut s, ms(15)).is_empty());
+        // The probe's answer at 20 ms says 1 MB/s: the next data packet is due at
+        // 10 ms + 1.05 ms, already past, so it leaves now.
+        let mut pa = ack_pkt(1, ms(10));
+        pa.seg.flags = Flags::PROBE;
+        pa.cc = rate(1e6);
+        s.on_packet(ms(20), &pa);
+        let p = drain(&mut s, ms(20));
+        assert_eq!(p.len(), 1);
+        assert_eq!((p[0].seg.seq, p[0].seg.payload_bytes), (2, MSS));
+        assert_eq!(s.snd_una(), 1, "a probe answer acknowledges nothing");
     }
 }

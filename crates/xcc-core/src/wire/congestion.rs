@@ -8,6 +8,8 @@
 use super::jetmax::JetMaxHeader;
 use super::maxnet::MaxNetHeader;
 use super::piqi_rcp::PiqiRcpHeader;
+use super::rcp::RcpHeader;
+use super::xcp::XcpHeader;
 use super::WireError;
 
 /// Protocol numbers of the shim header.
@@ -16,6 +18,10 @@ pub mod proto {
     pub const NONE: u8 = 0;
     /// MaxNet: the TCP option kind of seed 000 (Fig. 4), reused as the shim's protocol number.
     pub const MAXNET: u8 = 42;
+    /// XCP (ns-2.35 / draft-falk-xcp-spec fields).
+    pub const XCP: u8 = 43;
+    /// RCP (rate and RTT).
+    pub const RCP: u8 = 44;
     /// PIQI-RCP (Jain and Loguinov, IWQoS 2007): an RCP-family rate and the sender's RTT.
     pub const PIQI_RCP: u8 = 45;
     /// JetMax (Zhang, Leonard and Loguinov, INFOCOM 2006): fair rate and bottleneck hop ids.
@@ -30,6 +36,10 @@ pub enum CongestionHeader {
     None,
     /// MaxNet's price and echo (seed 000, Fig. 4).
     MaxNet(MaxNetHeader),
+    /// XCP's RTT, inter-packet time and feedback (protocols.md 2.2).
+    Xcp(XcpHeader),
+    /// RCP's offered rate and RTT (protocols.md 3.4).
+    Rcp(RcpHeader),
     /// PIQI-RCP's rate and RTT.
     PiqiRcp(PiqiRcpHeader),
     /// JetMax's share, fair rate and bottleneck hop ids.
@@ -44,6 +54,8 @@ impl CongestionHeader {
         match self {
             CongestionHeader::None => proto::NONE,
             CongestionHeader::MaxNet(_) => proto::MAXNET,
+            CongestionHeader::Xcp(_) => proto::XCP,
+            CongestionHeader::Rcp(_) => proto::RCP,
             CongestionHeader::PiqiRcp(_) => proto::PIQI_RCP,
             CongestionHeader::JetMax(_) => proto::JETMAX,
         }
@@ -54,6 +66,8 @@ impl CongestionHeader {
         match self {
             CongestionHeader::None => 0,
             CongestionHeader::MaxNet(_) => MaxNetHeader::LEN,
+            CongestionHeader::Xcp(_) => XcpHeader::LEN,
+            CongestionHeader::Rcp(_) => RcpHeader::LEN,
             CongestionHeader::PiqiRcp(_) => PiqiRcpHeader::LEN,
             CongestionHeader::JetMax(_) => JetMaxHeader::LEN,
         }
@@ -78,6 +92,8 @@ impl CongestionHeader {
         match self {
             CongestionHeader::None => {}
             CongestionHeader::MaxNet(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+            CongestionHeader::Xcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
+            CongestionHeader::Rcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
             CongestionHeader::PiqiRcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
             CongestionHeader::JetMax(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
         }
@@ -97,6 +113,12 @@ impl CongestionHeader {
             (proto::NONE, 0) => CongestionHeader::None,
             (proto::MAXNET, MaxNetHeader::LEN) => {
                 CongestionHeader::MaxNet(MaxNetHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
+            (proto::XCP, XcpHeader::LEN) => {
+                CongestionHeader::Xcp(XcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
+            }
+            (proto::RCP, RcpHeader::LEN) => {
+                CongestionHeader::Rcp(RcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
             }
             (proto::PIQI_RCP, PiqiRcpHeader::LEN) => {
                 CongestionHeader::PiqiRcp(PiqiRcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
@@ -143,6 +165,39 @@ mod tests {
         assert_eq!(buf, [42, 6, 0xAB, 0xCD, 0xEF, 0x80, 0x00, 0x01]);
         assert_eq!(CongestionHeader::parse(&buf), Ok((h, 8)));
         assert_eq!(CongestionHeader::parse(&[42, 5, 0, 0, 0, 0, 0]), Err(WireError::Malformed));
+    }
+
+    /// XCP: proto 43, 16-byte body (rtt, x, feedback, reverse feedback); wrong lengths rejected.
+    #[test]
+    fn xcp_round_trips_with_proto_43() {
+        let h = CongestionHeader::Xcp(XcpHeader {
+            rtt_us: 80_000,
+            x: 1.25e-4,
+            delta_throughput: -3.5e5,
+            reverse_feedback: 7.0,
+        });
+        assert_eq!(h.wire_len(), 18);
+        let mut buf = [0u8; 18];
+        assert_eq!(h.emit(&mut buf), Ok(18));
+        assert_eq!(buf[..6], [43, 16, 0x00, 0x01, 0x38, 0x80]);
+        assert_eq!(CongestionHeader::parse(&buf), Ok((h, 18)));
+        assert_eq!(CongestionHeader::parse(&[43, 8, 0, 0, 0, 0, 0, 0, 0, 0]), Err(WireError::Malformed));
+    }
+
+    /// RCP: proto 44, 8-byte body (rate, rtt); wrong lengths rejected.
+    #[test]
+    fn rcp_round_trips_with_proto_44() {
+        let h = CongestionHeader::Rcp(RcpHeader { rate: 19_375_000.0, rtt_us: 4_200 });
+        assert_eq!(h.wire_len(), 10);
+        let mut buf = [0u8; 10];
+        assert_eq!(h.emit(&mut buf), Ok(10));
+        assert_eq!(buf[..2], [44, 8]);
+        assert_eq!(buf[6..], [0, 0, 0x10, 0x68]);
+        assert_eq!(CongestionHeader::parse(&buf), Ok((h, 10)));
+        assert_eq!(
+            CongestionHeader::parse(&[44, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            Err(WireError::Malformed)
+        );
     }
 
     /// PIQI-RCP's shim: proto 45, 8 bytes of body; JetMax's: proto 46, 11 bytes. Both parse back,

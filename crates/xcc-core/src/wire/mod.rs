@@ -9,15 +9,19 @@ pub mod ecn;
 pub mod jetmax;
 pub mod maxnet;
 pub mod piqi_rcp;
+pub mod rcp;
 pub mod segment;
 pub mod tcp_option;
+pub mod xcp;
 
 pub use congestion::CongestionHeader;
 pub use ecn::Ecn;
 pub use jetmax::JetMaxHeader;
 pub use maxnet::MaxNetHeader;
 pub use piqi_rcp::PiqiRcpHeader;
+pub use rcp::RcpHeader;
 pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
+pub use xcp::XcpHeader;
 
 /// Why a byte buffer could not be parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

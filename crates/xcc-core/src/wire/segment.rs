@@ -31,6 +31,10 @@ impl Flags {
     pub const ECE: Flags = Flags(0x04);
     /// Congestion Window Reduced: the sender reacted to ECE.
     pub const CWR: Flags = Flags(0x08);
+    /// A rate probe (RCP's REF packet, protocols.md 3.5): a payload-less data segment outside
+    /// the sequence space, answered at once by an ACK with the same flag that only carries the
+    /// echoed congestion header.
+    pub const PROBE: Flags = Flags(0x10);
 
     pub const fn contains(self, other: Flags) -> bool {
         self.0 & other.0 == other.0
@@ -99,7 +103,7 @@ impl Segment {
         // Checked first: `sack_blocks()` would panic on sack_len > 3, and bytes the parser
         // rejects must never reach the wire.
         if self.sack_len as usize > MAX_SACK_BLOCKS
-            || self.flags.0 & 0xF0 != 0
+            || self.flags.0 & 0xE0 != 0
             || self.sack_blocks().iter().any(|b| b.end <= b.start)
         {
             return Err(WireError::Malformed);
@@ -141,7 +145,7 @@ impl Segment {
             _ => return Err(WireError::Malformed),
         };
         let sack_len = buf[3];
-        if sack_len as usize > MAX_SACK_BLOCKS || buf[1] & 0xF0 != 0 {
+        if sack_len as usize > MAX_SACK_BLOCKS || buf[1] & 0xE0 != 0 {
             return Err(WireError::Malformed);
         }
         let u32_at = |o: usize| u32::from_be_bytes(buf[o..o + 4].try_into().unwrap());
@@ -342,8 +346,8 @@ mod tests {
         for k in [3u8, 4, 0x80, 0xFF] {
             assert_eq!(corrupt(&|b| b[0] = k), Err(WireError::Malformed), "kind {k}");
         }
-        // Unknown flag bits (only the low four are defined).
-        for f in [0x10u8, 0x20, 0x40, 0x80, 0xFF] {
+        // Unknown flag bits (only the low five are defined).
+        for f in [0x20u8, 0x40, 0x80, 0xFF] {
             assert_eq!(corrupt(&|b| b[1] = f), Err(WireError::Malformed), "flags {f:#x}");
         }
         // More than three SACK blocks, even with enough bytes behind.
@@ -380,7 +384,7 @@ mod tests {
         assert_eq!(seg.emit(Ecn::NotEct, &mut buf), Err(WireError::Malformed));
         let seg = Segment { sack_len: 255, ..Segment::default() };
         assert_eq!(seg.emit(Ecn::NotEct, &mut buf), Err(WireError::Malformed));
-        let seg = Segment { flags: Flags(0x10), ..Segment::default() };
+        let seg = Segment { flags: Flags(0x20), ..Segment::default() };
         assert_eq!(seg.emit(Ecn::NotEct, &mut buf), Err(WireError::Malformed));
         let mut seg = Segment { sack_len: 2, sack: sack_with(2), ..Segment::default() };
         seg.sack[1] = SackBlock { start: 5, end: 5 };

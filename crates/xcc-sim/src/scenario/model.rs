@@ -79,6 +79,27 @@ pub struct MaxNetRouterParams {
     pub x_max_bps: f64,
 }
 
+/// XCP router parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct XcpRouterParams {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+}
+
+/// RCP router parameters (the preset's name is recorded for the report).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RcpRouterParams {
+    pub preset: &'static str,
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub init_rate_fact: f64,
+    pub min_pprtt: f64,
+    /// "ns2" or "last".
+    pub rtt_filter: &'static str,
+}
+
 /// PIQI-RCP router parameters (reconstructed law).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PiqiRcpRouterParams {
@@ -106,6 +127,10 @@ pub enum Queue {
     MarkMax(MarkMaxParams),
     #[serde(rename = "maxnet")]
     MaxNet(MaxNetRouterParams),
+    #[serde(rename = "xcp")]
+    Xcp(XcpRouterParams),
+    #[serde(rename = "rcp")]
+    Rcp(RcpRouterParams),
     #[serde(rename = "piqi-rcp")]
     PiqiRcp(PiqiRcpRouterParams),
     #[serde(rename = "jetmax")]
@@ -119,6 +144,8 @@ impl Queue {
             Queue::Red(_) => "red",
             Queue::MarkMax(_) => "markmax",
             Queue::MaxNet(_) => "maxnet",
+            Queue::Xcp(_) => "xcp",
+            Queue::Rcp(_) => "rcp",
             Queue::PiqiRcp(_) => "piqi-rcp",
             Queue::JetMax(_) => "jetmax",
         }
@@ -168,6 +195,10 @@ pub enum Cc {
         dt_min_ns: u64,
         maxstart: bool,
     },
+    #[serde(rename = "xcp")]
+    Xcp,
+    #[serde(rename = "rcp")]
+    Rcp,
     #[serde(rename = "piqi-rcp")]
     PiqiRcp,
     #[serde(rename = "jetmax")]
@@ -182,6 +213,8 @@ impl Cc {
         match self {
             Cc::NewReno { .. } => "newreno",
             Cc::MaxNet { .. } => "maxnet",
+            Cc::Xcp => "xcp",
+            Cc::Rcp => "rcp",
             Cc::PiqiRcp => "piqi-rcp",
             Cc::JetMax { .. } => "jetmax",
         }

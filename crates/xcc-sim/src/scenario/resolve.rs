@@ -287,13 +287,17 @@ impl<'a> Resolver<'a> {
             ("markmax", v) => self.markmax(path, typed(v.clone(), path, self.source)?),
             ("maxnet", Value::String(_)) => self.maxnet_queue(path, None),
             ("maxnet", v) => self.maxnet_queue(path, Some(typed(v.clone(), path, self.source)?)),
+            ("xcp", Value::String(_)) => self.xcp_queue(path, None),
+            ("xcp", v) => self.xcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
+            ("rcp", Value::String(_)) => self.rcp_queue(path, None),
+            ("rcp", v) => self.rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
             ("piqi-rcp", Value::String(_)) => self.piqi_rcp_queue(path, None),
             ("piqi-rcp", v) => self.piqi_rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
             ("jetmax", Value::String(_)) => self.jetmax_queue(path, None),
             ("jetmax", v) => self.jetmax_queue(path, Some(typed(v.clone(), path, self.source)?)),
             (other, _) => Err(self.err(
                 &format!("{path}.kind"),
-                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet, piqi-rcp, jetmax)"),
+                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
             )),
         }
     }
@@ -449,6 +453,66 @@ impl<'a> Resolver<'a> {
             },
         };
         Ok(Queue::MaxNet(MaxNetRouterParams { mu, dt_p_ns, t0_ns, t_s, x_max_bps }))
+    }
+
+    /// XCP's router: alpha 0.4, beta 0.226, gamma 0.1 unless given.
+    fn xcp_queue(&self, path: &str, m: Option<XcpQueueSpec>) -> Result<Queue, ScenarioError> {
+        let d = xcc_core::link::XcpRouterConfig::default();
+        let (alpha, beta, gamma) = match m {
+            None => (d.alpha, d.beta, d.gamma),
+            Some(m) => (m.alpha.unwrap_or(d.alpha), m.beta.unwrap_or(d.beta), m.gamma.unwrap_or(d.gamma)),
+        };
+        for (field, v) in [("alpha", alpha), ("beta", beta), ("gamma", gamma)] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a number >= 0")));
+            }
+        }
+        Ok(Queue::Xcp(XcpRouterParams { alpha, beta, gamma }))
+    }
+
+    /// RCP's router: a named preset (default "stanford": alpha 0.4, beta 1), then overrides.
+    fn rcp_queue(&self, path: &str, m: Option<RcpQueueSpec>) -> Result<Queue, ScenarioError> {
+        use xcc_core::link::{RcpRouterConfig, RCP_PRESETS};
+        let m = m.unwrap_or(RcpQueueSpec {
+            kind: "rcp".into(),
+            preset: None,
+            alpha: None,
+            beta: None,
+            gamma: None,
+            init_rate_fact: None,
+            min_pprtt: None,
+            rtt_filter: None,
+        });
+        let name = m.preset.as_deref().unwrap_or("stanford");
+        let Some(&(preset, ..)) = RCP_PRESETS.iter().find(|p| p.0 == name) else {
+            let known: Vec<&str> = RCP_PRESETS.iter().map(|p| p.0).collect();
+            return Err(self
+                .err(&format!("{path}.preset"), format!("unknown RCP preset '{name}' (known: {})", known.join(", "))));
+        };
+        let d = RcpRouterConfig::preset(preset).expect("preset listed");
+        let alpha = m.alpha.unwrap_or(d.alpha);
+        let beta = m.beta.unwrap_or(d.beta);
+        let gamma = m.gamma.unwrap_or(d.gamma);
+        let init_rate_fact = m.init_rate_fact.unwrap_or(d.init_rate_fact);
+        let min_pprtt = m.min_pprtt.unwrap_or(d.min_pprtt);
+        for (field, v) in [("alpha", alpha), ("beta", beta), ("min_pprtt", min_pprtt)] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a number >= 0")));
+            }
+        }
+        for (field, v) in [("gamma", gamma), ("init_rate_fact", init_rate_fact)] {
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected 0 < {field} <= 1")));
+            }
+        }
+        let rtt_filter = match m.rtt_filter.as_deref() {
+            None | Some("ns2") => "ns2",
+            Some("last") => "last",
+            Some(other) => {
+                return Err(self.err(&format!("{path}.rtt_filter"), format!("'{other}': expected \"ns2\" or \"last\"")))
+            }
+        };
+        Ok(Queue::Rcp(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt, rtt_filter }))
     }
 
     /// A utilisation target in (0, 1] at `path`.
@@ -675,8 +739,15 @@ impl<'a> Resolver<'a> {
                 }
                 Ok(Cc::NewReno { initial_window })
             }
-            other => Err(self
-                .err(path, format!("unknown congestion control '{other}' (known: newreno, maxnet, piqi-rcp, jetmax)"))),
+            "xcp" | "rcp" if table.as_ref().is_some_and(|t| t.initial_window.is_some()) => {
+                Err(self.err(&format!("{path}.initial_window"), format!("{kind} takes no parameters")))
+            }
+            "xcp" => Ok(Cc::Xcp),
+            "rcp" => Ok(Cc::Rcp),
+            other => Err(self.err(
+                path,
+                format!("unknown congestion control '{other}' (known: newreno, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
+            )),
         }
     }
 

@@ -132,6 +132,32 @@ pub struct MaxNetQueueSpec {
     pub x_max: Option<String>,
 }
 
+/// `queue = { kind = "xcp", ... }` (alpha 0.4, beta 0.226, gamma 0.1 by default).
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct XcpQueueSpec {
+    pub kind: String,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    pub gamma: Option<f64>,
+}
+
+/// `queue = { kind = "rcp", preset = "stanford", ... }`: a named parameter set, then overrides.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct RcpQueueSpec {
+    pub kind: String,
+    pub preset: Option<String>,
+    pub alpha: Option<f64>,
+    pub beta: Option<f64>,
+    /// Virtual-capacity factor.
+    pub gamma: Option<f64>,
+    pub init_rate_fact: Option<f64>,
+    pub min_pprtt: Option<f64>,
+    /// "ns2" (default: ns-2 v4's asymmetric EWMA) or "last" (each interval's sample).
+    pub rtt_filter: Option<String>,
+}
+
 /// `queue = { kind = "piqi-rcp", ... }` (reconstructed law; docs/algorithms/piqi-rcp.md).
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
