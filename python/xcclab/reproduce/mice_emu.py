@@ -175,6 +175,21 @@ def _report(
         f"({fmt(1e3 * red_s['median_response_s'], 1)} ms simulated); the bottleneck's mean queue "
         f"while the mice run: {fmt(red_e['queue_during_pkts'], 1)} packets real, "
         f"{fmt(red_s['queue_during_pkts'], 1)} simulated.",
+        "RED's drops at the bottleneck: "
+        + ", ".join(
+            f"{stack} {int(sim.link('r1->r2')['drops'])} simulated / "
+            f"{int(emu.link('r1->r2')['drops'])} real"
+            for stack, (sim, emu) in runs.items()
+        )
+        + "; utilisation "
+        + ", ".join(
+            f"{stack} {fmt(sim.link('r1->r2')['utilisation'], 3)} simulated / "
+            f"{fmt(emu.link('r1->r2')['utilisation'], 3)} real"
+            for stack, (sim, emu) in runs.items()
+        )
+        + ". MaxNet drops nothing either way; Linux's Reno loses more packets to RED than the "
+        "simulator's NewReno (it opens with 10 segments and recovers with SACK) and keeps "
+        "the link a little fuller.",
         "Differences to expect: Linux's Reno is not the simulator's NewReno (SACK always on, "
         "initial window 10, delayed ACKs, TCP small queues, 1448-byte segments); each real "
         "transaction uses a connection opened at the start of the run (so, as in the "
