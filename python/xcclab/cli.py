@@ -8,6 +8,7 @@
     xcc reproduce ID --out DIR [--quick] [--emu] | --list reproduce a paper experiment
     xcc reproduce ID --out DIR [--quick] [--stack S] | --list   reproduce a paper experiment
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
+    xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
@@ -115,6 +116,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.list:
         _print_experiments(reproduce.EXPERIMENTS)
         return 0
+    if args.index:
+        return _reproduce_index(args)
     if args.all:
         return _reproduce_all(args)
     if not args.id:
@@ -152,6 +155,22 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
     print(f"report: {report}")
+    return 0
+
+
+def _reproduce_index(args: argparse.Namespace) -> int:
+    from .reproduce.index import index_existing
+
+    if args.id or args.all:
+        _err("reproduce: --index rebuilds the index of existing reports; give no ID and no --all")
+        return EXIT_BAD_INPUT
+    out = Path(args.out) if args.out else Path("results") / "reproduction"
+    try:
+        done = index_existing(out, log=lambda m: print(m, file=sys.stderr))
+    except FileNotFoundError as exc:
+        _err(f"reproduce: {exc}")
+        return EXIT_BAD_INPUT
+    print(f"index: {done.index_md} and {done.index_html}")
     return 0
 
 
@@ -408,6 +427,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="every implemented experiment in parallel, plus OUT/index.{md,html}"
         " (default OUT: results/reproduction)",
+    )
+    p.add_argument(
+        "--index",
+        action="store_true",
+        help="rebuild OUT/index.{md,html} from the reports already in OUT/<id>/, running nothing",
     )
     p.add_argument("--jobs", type=int, metavar="N", help="with --all: worker processes")
     where = p.add_mutually_exclusive_group()

@@ -53,3 +53,24 @@ def test_reproduce_all_quick_writes_linked_index(tmp_path, capsys):
     for target in re.findall(r"\]\(([^)]+\.(?:png|svg))\)", md):
         assert (out / target).is_file(), target
     assert main(["reproduce", "markmax-s1-dt", "--all"]) == 2
+
+
+def test_index_over_existing_reports(tmp_path, capsys):
+    """--index runs nothing: reports present are judged, missing ones are listed as not run."""
+    import json
+
+    out = tmp_path / "snap"
+    d = out / "maxnet-encoding"
+    d.mkdir(parents=True)
+    metrics = {"comparisons": comparisons(0.0, 0.01), "figures": []}
+    (d / "metrics.json").write_text(json.dumps(metrics))
+    assert main(["reproduce", "--index", "--out", str(out)]) == 0
+    md = (out / "index.md").read_text()
+    assert "`xcc reproduce --index`" in md
+    assert "| [maxnet-encoding](maxnet-encoding/report.md) |" in md
+    assert "| reproduced |" in md
+    assert "| markmax-s1-dt |" in md and "| not run |" in md
+    assert (out / "index.html").is_file()
+    assert main(["reproduce", "--index", "--out", str(tmp_path / "missing")]) == 2
+    assert "no such directory" in capsys.readouterr().err
+    assert main(["reproduce", "--index", "--all", "--out", str(out)]) == 2

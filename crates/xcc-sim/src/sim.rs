@@ -14,7 +14,7 @@ use xcc_core::link::{
 use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
-use xcc_core::wire::{CongestionHeader, Ecn, JetMaxHeader, Segment, SegmentKind};
+use xcc_core::wire::{CongestionHeader, Ecn, JetMaxHeader, MaxNetHeader, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
@@ -180,7 +180,8 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
             initial_window_segments: initial_window,
             ..NewRenoConfig::default()
         })),
-        Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart } => {
+        Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart, pace } => {
+            let shim = CongestionHeader::MaxNet(MaxNetHeader::default()).wire_len() as u32;
             AnyController::MaxNet(MaxNet::new(MaxNetConfig {
                 x_max_bps,
                 t_s,
@@ -189,6 +190,8 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
                 dt_min: Dur(dt_min_ns),
                 maxstart,
                 mss_bytes: t.mss_bytes,
+                pace,
+                packet_bytes: t.mss_bytes + t.header_bytes + shim,
             }))
         }
         Cc::Xcp => AnyController::Xcp(Xcp::new(XcpConfig { mss_bytes: t.mss_bytes, ..XcpConfig::default() })),

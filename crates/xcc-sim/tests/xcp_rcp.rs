@@ -2,38 +2,14 @@
 //! at its target) and RCP's max-min rates on two bottlenecks, with tolerances stated per test.
 
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
-use xcc_sim::output::Column;
-use xcc_sim::{run_text, Format, RunOutput};
+
+mod support;
+use support::{link_id, mean, run};
 
 /// Payload share of a data packet on the wire: 1460 B of payload in 40 B of headers plus the
 /// shim (XCP 18 B, RCP 10 B). Routers count wire bytes, flows' `rate_bps` counts payload.
 const XCP_PAYLOAD: f64 = 1460.0 / 1518.0;
 const RCP_PAYLOAD: f64 = 1460.0 / 1510.0;
-
-fn run(text: &str) -> RunOutput {
-    run_text(text, "xcp_rcp.toml", Format::Toml, None, true, None).unwrap_or_else(|e| panic!("{e}")).1
-}
-
-fn link_id(out: &RunOutput, name: &str) -> i64 {
-    match out.links.column("name") {
-        Some(Column::Str(v)) => v.iter().position(|n| n == name).expect("link") as i64,
-        _ => unreachable!(),
-    }
-}
-
-fn mean(t: &xcc_sim::Table, id_col: &str, id: i64, col: &str, from: f64, to: f64) -> f64 {
-    let time = t.f64("time_s");
-    let ids = t.i64(id_col);
-    let xs: Vec<f64> = (0..time.len())
-        .filter(|&k| ids[k] == id && time[k] > from && time[k] <= to)
-        .map(|k| match t.column(col) {
-            Some(Column::F64(v)) => v[k],
-            Some(Column::I64(v)) => v[k] as f64,
-            _ => unreachable!(),
-        })
-        .collect();
-    xs.iter().sum::<f64>() / xs.len() as f64
-}
 
 /// Three flows with RTTs 12, 32 and 72 ms on a 100 Mb/s link (1 BDP-ish buffer of 1000
 /// packets), started 0, 1 and 2 s.

@@ -19,11 +19,19 @@
 //! `r += Delta dt / (2 tau)`, `Delta = D(q) - S`, until `r` exceeds the price rate `D(q)`; then
 //! `xi` starts at `xi*(q)` (protocols.md 1.7 P4) and eq. (10) takes over. Until the first echo
 //! arrives the window is one segment.
+//!
+//! Paced (`pace`, our option): the fluid model's source rate `x = W / tau` is also the pacing
+//! rate, and the window gets two segments of headroom, so that flows whose `W` is a fraction of
+//! a segment (short RTTs, low rates) send at `x` instead of at the one-segment floor's
+//! `mss / RTT`.
 
 use crate::host::{AckEvent, CongestionEvent, Controller, Echoer};
 use crate::time::{Dur, Time};
 use crate::wire::maxnet::{maxstart_field, price_field, read_field, MaxNetField};
 use crate::wire::{CongestionHeader, MaxNetHeader};
+
+/// A paced source sends at least one packet per this many minimum RTTs.
+const PACE_FLOOR_RTTS: f64 = 8.0;
 
 /// Source parameters (seed 000, Section VI).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -42,6 +50,10 @@ pub struct MaxNetConfig {
     pub maxstart: bool,
     /// Segment payload, for the one-segment floor.
     pub mss_bytes: u32,
+    /// Pace at the source rate `x = W / tau` (ours; the paper's sources are window-based).
+    pub pace: bool,
+    /// A full data packet on the wire: pacing spaces packets by this, so the payload rate is `x`.
+    pub packet_bytes: u32,
 }
 
 impl Default for MaxNetConfig {
@@ -54,6 +66,8 @@ impl Default for MaxNetConfig {
             dt_min: Dur::from_us(1),
             maxstart: true,
             mss_bytes: 1460,
+            pace: false,
+            packet_bytes: 1500,
         }
     }
 }
@@ -195,7 +209,32 @@ impl Controller for MaxNet {
     }
 
     fn window_bytes(&self) -> u64 {
-        ((self.window_bits / 8.0) as u64).max(self.cfg.mss_bytes as u64)
+        let floor = self.cfg.mss_bytes as u64;
+        let w = ((self.window_bits / 8.0) as u64).max(floor);
+        if self.pacing_rate_bps().is_some() {
+            // Headroom: the pacer sets the rate, not the window's granularity.
+            w + 2 * floor
+        } else {
+            w
+        }
+    }
+
+    /// Paced: the transport re-times its pacer when the rate changes (a flow that started at
+    /// a tiny MaxStart rate must not wait out that rate's gap).
+    fn is_rate_based(&self) -> bool {
+        self.cfg.pace
+    }
+
+    /// At least one packet per `PACE_FLOOR_RTTS` minimum RTTs: the law runs on ACKs, so a
+    /// flow paced at a near-zero rate (MaxStart on a full path starts at its tiny spare
+    /// capacity) would otherwise never hear the price again.
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        if !self.cfg.pace || self.phase == Phase::Probing || self.tau <= 0.0 {
+            return None;
+        }
+        let wire = self.cfg.packet_bytes as f64 * 8.0;
+        let x = self.rate_bps() * self.cfg.packet_bytes as f64 / self.cfg.mss_bytes as f64;
+        Some(x.max(wire / (PACE_FLOOR_RTTS * self.tau)))
     }
 
     fn stamp(&mut self, _now: Time, hdr: &mut CongestionHeader) {
@@ -382,6 +421,34 @@ mod tests {
         s.on_congestion_event(Time::ZERO, CongestionEvent::Loss, w);
         s.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, w);
         assert_eq!(s.window_bytes(), w);
+    }
+
+    /// Paced: the pacing rate is the window's rate on the wire, and a window below one segment
+    /// no longer floors the rate at one segment per RTT.
+    #[test]
+    fn paced_source_sends_at_its_rate_below_one_segment_per_rtt() {
+        let cfg = MaxNetConfig { maxstart: false, pace: true, packet_bytes: 1500, ..MaxNetConfig::default() };
+        let mut s = MaxNet::new(cfg);
+        assert_eq!(s.pacing_rate_bps(), None, "no rate before the first echo");
+        // A price asking for 2 Mb/s on a 4 ms RTT: W = 8000 bits, 0.68 segments.
+        let q = 0.4 * (1e15f64 / 2e6).ln();
+        s.on_feedback(Time::ZERO, &echo_price(q));
+        s.on_ack(Time::ZERO + Dur::from_ms(4), &ack(4));
+        let x = s.rate_bps();
+        assert!((x / 2e6 - 1.0).abs() < 1e-3, "{x}");
+        let r = s.pacing_rate_bps().unwrap();
+        assert!((r - x * 1500.0 / 1460.0).abs() < 1e-6, "{r}");
+        assert_eq!(s.window_bytes(), 3 * 1460, "one-segment floor plus two segments of headroom");
+        let unpaced = MaxNet::new(MaxNetConfig { maxstart: false, ..MaxNetConfig::default() });
+        assert_eq!(unpaced.pacing_rate_bps(), None);
+        // A price asking for almost nothing: still one packet per 8 minimum RTTs, so ACKs keep
+        // bringing the price.
+        s.on_feedback(Time::ZERO, &echo_price(0.4 * (1e15f64).ln()));
+        for k in 2..200 {
+            s.on_ack(Time::ZERO + Dur::from_ms(4 * k), &ack(4));
+        }
+        assert!(s.rate_bps() < 1e3, "{}", s.rate_bps());
+        assert_eq!(s.pacing_rate_bps(), Some(1500.0 * 8.0 / (8.0 * 0.004)));
     }
 
     /// The receiver's average weights each sample by the time since the previous one and forgets

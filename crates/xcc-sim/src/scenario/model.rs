@@ -194,6 +194,8 @@ pub enum Cc {
         eta: f64,
         dt_min_ns: u64,
         maxstart: bool,
+        /// Pace at the source rate (ours; `docs/algorithms/maxnet.md`).
+        pace: bool,
     },
     #[serde(rename = "xcp")]
     Xcp,

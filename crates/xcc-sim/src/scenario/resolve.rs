@@ -595,6 +595,7 @@ impl<'a> Resolver<'a> {
             eta: None,
             dt_min: None,
             maxstart: None,
+            pace: None,
         });
         let x_max_bps = match &m.x_max {
             None => d.x_max_bps,
@@ -621,7 +622,15 @@ impl<'a> Resolver<'a> {
             None => d.dt_min.as_ns(),
             Some(s) => self.time(&format!("{path}.dt_min"), s)?,
         };
-        Ok(Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart: m.maxstart.unwrap_or(d.maxstart) })
+        Ok(Cc::MaxNet {
+            x_max_bps,
+            t_s,
+            alpha,
+            eta,
+            dt_min_ns,
+            maxstart: m.maxstart.unwrap_or(d.maxstart),
+            pace: m.pace.unwrap_or(d.pace),
+        })
     }
 
     fn transport(&self, path: &str, t: Option<TransportSpec>) -> Result<Transport, ScenarioError> {

@@ -118,6 +118,7 @@ pub struct MaxNetCcSpec {
     pub eta: Option<f64>,
     pub dt_min: Option<String>,
     pub maxstart: Option<bool>,
+    pub pace: Option<bool>,
 }
 
 /// `queue = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
