@@ -2,8 +2,9 @@
 //! machines, controllers and echoers as the simulator (built by the simulator's registry
 //! functions, so a new protocol needs nothing here), driven by the monotonic clock.
 //!
-//! Wire layout (the simulator's capture encoding, `xcc_sim::capture`):
-//! `IPv4 | UDP | segment | shim proto len body | payload`. The receiving side of every flow
+//! Wire layout (`xcc_core::wire::datagram`, also the simulator's capture encoding,
+//! `xcc_sim::capture`): `IPv4 | UDP | shim proto len body | segment | payload`, the congestion
+//! shim right after the UDP header. The receiving side of every flow
 //! listens on [`XCC_UDP_PORT`]; the sender uses `sender_port(flow)`. The packet's ECN bits travel
 //! in the IP TOS byte (set with `IP_TOS`, read back with `IP_RECVTOS`), which is what the
 //! router's AQMs mark.
@@ -19,7 +20,7 @@ use std::path::PathBuf;
 
 use xcc_core::host::AnyController;
 use xcc_core::transport::{Receiver, Sender};
-use xcc_core::wire::{segment, CongestionHeader, Ecn, Segment};
+use xcc_core::wire::{datagram, Ecn};
 use xcc_core::{Dur, FlowId, Packet, Time};
 use xcc_sim::capture::{sender_port, XCC_UDP_PORT};
 use xcc_sim::scenario::model::{Cc, Transport};
@@ -143,25 +144,28 @@ fn recv_with_tos(s: &UdpSocket, buf: &mut [u8]) -> io::Result<Option<(usize, Soc
     Ok(Some((n as usize, SocketAddrV4::new(ip, u16::from_be(addr.sin_port)), tos)))
 }
 
-/// Encodes a packet's UDP payload: segment, shim, then `payload_bytes` of filler.
+/// Encodes a packet's UDP payload: shim, segment, then `payload_bytes` of filler.
 pub fn encode_payload(pkt: &Packet, buf: &mut Vec<u8>) -> io::Result<()> {
-    let seg_len = segment::encoded_len(&pkt.seg);
-    let shim = xcc_core::wire::congestion::SHIM_LEN + pkt.cc.body_len();
     buf.clear();
-    buf.resize(seg_len + shim + pkt.seg.payload_bytes as usize, 0);
-    let n = pkt.seg.emit(pkt.ecn, buf).map_err(|e| io::Error::other(format!("segment: {e}")))?;
-    pkt.cc.emit(&mut buf[n..]).map_err(|e| io::Error::other(format!("shim: {e}")))?;
+    buf.resize(datagram::header_len(&pkt.cc, &pkt.seg) + pkt.seg.payload_bytes as usize, 0);
+    datagram::emit(&pkt.cc, &pkt.seg, pkt.ecn, buf).map_err(|e| io::Error::other(format!("xcclab header: {e}")))?;
     Ok(())
 }
 
-/// Decodes a UDP payload of flow `flow` that arrived with IP TOS `tos`.
+/// Decodes a UDP payload of flow `flow` that arrived with IP TOS `tos` (`None`: not a whole
+/// xcclab datagram).
 pub fn decode_payload(flow: u32, bytes: &[u8], tos: u8) -> Option<Packet> {
-    let (seg, _hint, n) = Segment::parse(bytes).ok()?;
-    let (cc, m) = CongestionHeader::parse(&bytes[n..]).ok()?;
-    if bytes.len() < n + m + seg.payload_bytes as usize {
+    let h = datagram::parse(bytes).ok()?;
+    if bytes.len() < h.len + h.seg.payload_bytes as usize {
         return None;
     }
-    Some(Packet { flow: FlowId(flow), wire_bytes: IP_UDP_LEN + bytes.len() as u32, ecn: Ecn::from_bits(tos), seg, cc })
+    Some(Packet {
+        flow: FlowId(flow),
+        wire_bytes: IP_UDP_LEN + bytes.len() as u32,
+        ecn: Ecn::from_bits(tos),
+        seg: h.seg,
+        cc: h.cc,
+    })
 }
 
 /// Runs the flows until every one finished or `until` passed; samples every `sample_every`.
