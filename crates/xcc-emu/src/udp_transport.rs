@@ -19,7 +19,7 @@ use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
 use xcc_core::host::AnyController;
-use xcc_core::transport::{Receiver, Sender};
+use xcc_core::transport::{Receiver, Sender, TransportConfig};
 use xcc_core::wire::{datagram, Ecn};
 use xcc_core::{Dur, FlowId, Packet, Time};
 use xcc_sim::capture::{sender_port, XCC_UDP_PORT};
@@ -28,10 +28,20 @@ use xcc_sim::sim::{controller, echoer, transport_config};
 
 use crate::sys;
 
-/// IPv4 + UDP header bytes in front of the segment.
+/// IPv4 + UDP header bytes in front of the shim.
 pub const IP_UDP_LEN: u32 = 28;
 /// Largest IP packet the hosts send (the TUN MTU).
 pub const MTU: u32 = 1500;
+/// How late this driver may be behind a paced departure and still make it up
+/// (`TransportConfig::pacing_catch_up`): the loop sleeps in `ppoll`, which wakes some tens of
+/// microseconds after the deadline (milliseconds when the CPU is taken); at 100 Mbit/s a
+/// 1500-byte gap is 120 µs, so without catch-up the lateness would be lost rate. 1 ms bounds the
+/// burst that makes up a stall to 1 ms of the flow's rate.
+pub const PACING_CATCH_UP: Dur = Dur(1_000_000);
+/// Socket buffer size (bytes) of every UDP socket: a window of datagrams that arrive while the
+/// driver is descheduled must wait in the socket, not be dropped (the run would fail: such
+/// drops are outside the modelled network). 8 MiB holds a 200 ms RTT at 100 Mbit/s and more.
+pub const SOCKET_BUFFER: usize = 8 << 20;
 
 /// One flow to run.
 #[derive(Clone, Debug)]
@@ -91,6 +101,21 @@ fn set_tos(s: &UdpSocket, tos: u8) -> io::Result<()> {
     };
     if r < 0 {
         return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Sets both socket buffers to `bytes` (`SO_*BUFFORCE`: as root, beyond `net.core.*mem_max`).
+fn set_buffers(s: &UdpSocket, bytes: usize) -> io::Result<()> {
+    let v = (bytes / 2) as libc::c_int; // the kernel doubles the value (bookkeeping overhead)
+    for (force, plain) in [(libc::SO_RCVBUFFORCE, libc::SO_RCVBUF), (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF)] {
+        // SAFETY: valid fd, pointer to an int and its size.
+        let set = |opt| unsafe {
+            libc::setsockopt(s.as_raw_fd(), libc::SOL_SOCKET, opt, (&v as *const libc::c_int).cast(), 4)
+        };
+        if set(force) < 0 && set(plain) < 0 {
+            return Err(io::Error::last_os_error());
+        }
     }
     Ok(())
 }
@@ -179,6 +204,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
             let a = SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT);
             let sock = sys::in_netns(&s.dst_netns, || UdpSocket::bind(a))?;
             sock.set_nonblocking(true)?;
+            set_buffers(&sock, SOCKET_BUFFER)?;
             enable_recv_tos(&sock)?;
             e.insert(rx_socks.len());
             rx_socks.push(sock);
@@ -187,6 +213,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
         let tx = sys::in_netns(&s.src_netns, || UdpSocket::bind(a))?;
         tx.connect(SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT))?;
         tx.set_nonblocking(true)?;
+        set_buffers(&tx, SOCKET_BUFFER)?;
         enable_recv_tos(&tx)?;
         flows.push(Flow {
             result: FlowResult { id: s.id, ..FlowResult::default() },
@@ -229,7 +256,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
         for f in flows.iter_mut() {
             // Start, stop, timers, and everything each end wants to send now.
             if f.sender.is_none() && t >= f.setup.start {
-                let cfg = transport_config(&f.setup.transport);
+                let cfg = TransportConfig { pacing_catch_up: PACING_CATCH_UP, ..transport_config(&f.setup.transport) };
                 let ctl = controller(&f.setup.cc, &f.setup.transport);
                 f.sender = Some(Sender::new(FlowId(f.setup.id), cfg, ctl, f.setup.size_bytes, t));
                 f.result.started_at = Some(t);
