@@ -144,15 +144,30 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
 
     let stop = Arc::new(AtomicBool::new(false));
     let stop_r = stop.clone();
+    let (attached_tx, attached_rx) = std::sync::mpsc::channel::<()>();
+    let (zero_tx, zero_rx) = std::sync::mpsc::channel::<u64>();
     let router = thread::spawn(move || -> io::Result<Router> {
         let mut r = Router::open(fabric, &att)?;
         r.sample_every = (interval > 0).then_some(interval);
+        let _ = attached_tx.send(());
+        // The run's time zero is when the traffic starts, so the links' series and the flows'
+        // share one clock (as in the simulator).
+        if let Ok(zero) = zero_rx.recv() {
+            r.t0_ns = zero;
+        }
         r.run(&stop_r, None)?;
         Ok(r)
     });
-    // Let the router attach before traffic starts.
-    thread::sleep(Duration::from_millis(50));
+    // The router attaches to every namespace's TUN before the traffic starts.
+    if attached_rx.recv().is_err() {
+        return match router.join() {
+            Ok(Err(e)) => Err(e),
+            _ => Err(io::Error::other("the router thread ended before attaching")),
+        };
+    }
     let t0 = Instant::now();
+    let zero_ns = sys::monotonic_ns();
+    let _ = zero_tx.send(zero_ns);
     let duration = Duration::from_nanos(s.duration_ns);
 
     let mut tcp_threads = Vec::new();
@@ -290,7 +305,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         }
         Ok(Vec::new())
     } else {
-        udp_transport::run(udp_setups, Time(s.duration_ns), sample)
+        udp_transport::run(udp_setups, zero_ns, Time(s.duration_ns), sample)
     };
     let mut outs = vec![FlowOut::default(); s.flows.len() + 2 * txns.len()];
     let mut first_err = udp.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));

@@ -194,7 +194,9 @@ pub fn decode_payload(flow: u32, bytes: &[u8], tos: u8) -> Option<Packet> {
 }
 
 /// Runs the flows until every one finished or `until` passed; samples every `sample_every`.
-pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result<Vec<FlowResult>> {
+/// Times (`start`, `stop`, `until`, the results) count from `zero_ns` on `CLOCK_MONOTONIC`, the
+/// run's time zero shared with the router.
+pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur) -> io::Result<Vec<FlowResult>> {
     // One receiving socket per destination address, shared by the flows to it.
     let mut rx_socks: Vec<UdpSocket> = Vec::new();
     let mut rx_of: HashMap<[u8; 4], usize> = HashMap::new();
@@ -227,8 +229,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
     let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
     sys::minimal_timer_slack();
     sys::realtime_priority(40);
-    let t0 = sys::monotonic_ns();
-    let now = || Time(sys::monotonic_ns() - t0);
+    let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
     let mut rbuf = vec![0u8; 2048];
     let mut next_sample = Time::ZERO;
