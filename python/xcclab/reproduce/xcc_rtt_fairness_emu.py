@@ -29,6 +29,10 @@ from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, wr
 RATE = "100Mbps"
 BUFFER = "2000pkt"
 T_END = 30.0
+#: Emulated runs per protocol at most: a run with a kernel-side drop fails by design
+#: (docs/emu.md), and on a shared machine a single dropped packet in 150 000 happens now and
+#: then, so a failed run is tried once more (the report names every failed attempt).
+ATTEMPTS = 2
 
 
 def protocols(only: Sequence[str] | None = None) -> list[_xcc.Protocol]:
@@ -75,20 +79,26 @@ def run_rtt_fairness_emu(
         measured: dict[str, dict[str, Any]] = {}
         runs: dict[str, dict[str, Any]] = {}
         failed: dict[str, str] = {}
+        retried: dict[str, str] = {}
         for p in protos:
             sc = scenario(p, scale)
             log(f"{ID}: {p.label}, simulated")
             sim = xcclab.run(sc, progress=False)
             sim.save(tmp / "runs" / f"{p.name}-sim")
-            log(f"{ID}: {p.label}, real packets ({T_END * scale:g} s)")
-            try:
-                emu = emulate(sc, out=tmp / "runs" / f"{p.name}-emu")
-            except RuntimeError as exc:
-                # One protocol's failed run (kernel-side drops on a loaded machine, say) is
-                # reported, not hidden, and does not discard the others.
-                failed[p.name] = str(exc)
-                log(f"{ID}: {p.label} on real packets failed: {exc}")
-                emu = None
+            emu = None
+            for attempt in range(1, ATTEMPTS + 1):
+                log(f"{ID}: {p.label}, real packets ({T_END * scale:g} s), attempt {attempt}")
+                try:
+                    emu = emulate(sc, out=tmp / "runs" / f"{p.name}-emu")
+                    break
+                except RuntimeError as exc:
+                    # A failed run (kernel-side drops on a loaded machine, say) is reported,
+                    # not hidden, and does not discard the other protocols.
+                    log(f"{ID}: {p.label} on real packets failed: {exc}")
+                    if attempt < ATTEMPTS:
+                        retried[p.name] = str(exc)
+                    else:
+                        failed[p.name] = str(exc)
             runs[p.name] = {"sim": sim, "emu": emu}
             measured[f"{p.name}/sim"] = measure(sim, p, scale, t_end=T_END)
             if emu is not None:
@@ -116,9 +126,10 @@ def run_rtt_fairness_emu(
             comparisons=comparisons,
             measured=measured,
             failed=failed,
+            retried=retried,
             figures=figures,
         )
-        report = _report(protos, measured, failed, figures, quick, window_s=10 * scale)
+        report = _report(protos, measured, failed, retried, figures, quick, window_s=10 * scale)
         (tmp / "report.md").write_text(report, encoding="utf-8")
     return out / "report.md"
 
@@ -169,6 +180,7 @@ def _report(
     protos: list[_xcc.Protocol],
     measured: dict,
     failed: dict[str, str],
+    retried: dict[str, str],
     figures: list[str],
     quick: bool,
     window_s: float,
@@ -242,7 +254,7 @@ def _report(
         router_rows,
     )
     paper = _paper_table(protos, measured)
-    findings = _findings(protos, measured, failed, window_s)
+    findings = _findings(protos, measured, failed, retried, window_s)
     left_out = [p.label for p in protocols() if p.name not in {q.name for q in protos}]
     figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
@@ -315,7 +327,11 @@ def _paper_table(protos: list[_xcc.Protocol], measured: dict) -> str:
 
 
 def _findings(
-    protos: list[_xcc.Protocol], measured: dict, failed: dict[str, str], window_s: float
+    protos: list[_xcc.Protocol],
+    measured: dict,
+    failed: dict[str, str],
+    retried: dict[str, str],
+    window_s: float,
 ) -> list[str]:
     out = []
     diffs = []
@@ -351,8 +367,16 @@ def _findings(
         "Packets dropped by the bottleneck's buffer: "
         + ("; ".join(drops) + "." if drops else "none.")
     )
+    for name, why in retried.items():
+        out.append(
+            f"{_xcc.by_name(name).label}: a first real-packet run failed and was run again; "
+            f"the table shows the second. The first: {why}"
+        )
     for name, why in failed.items():
-        out.append(f"{_xcc.by_name(name).label}: the real-packet run failed ({why}).")
+        out.append(
+            f"{_xcc.by_name(name).label}: every real-packet run ({ATTEMPTS}) failed; the last: "
+            f"{why}"
+        )
     out.append(
         "Differences to expect: the emulated hosts pace by the real clock (wake-ups some "
         "microseconds late, made up within 1 ms), the router delivers each packet some "
