@@ -55,15 +55,16 @@ def test_capture_matches_the_links_table(captured):
         assert struct.unpack(">H", raw[2:4])[0] == orig
         src = int(ipaddress.IPv4Address(raw[12:16])) - int(ipaddress.IPv4Address("10.0.0.1"))
         sport, dport = struct.unpack(">HH", raw[20:24])
-        kind = raw[28]
+        # Right after UDP, the shim: proto 0 (none), len 0; then the segment.
+        assert raw[28:30] == b"\x00\x00"
+        kind = raw[30]
         if kind == 0:  # data goes from the flow's source to the xcclab port
             data += 1
             assert dport == XCC_UDP_PORT
             assert nodes[src] in {f["src"] for f in flows.values()}
-            payload = struct.unpack(">I", raw[40:44])[0]
-            assert orig == 20 + 8 + 32 + 2 + payload
-        shim = 28 + 32 + 8 * raw[31]  # after the segment and its SACK blocks
-        assert raw[shim:] == b"\x00\x00"  # the shim: proto 0 (none), len 0; no payload
+            payload = struct.unpack(">I", raw[42:46])[0]
+            assert orig == 20 + 8 + 2 + 32 + payload
+        assert len(raw) == 30 + 32 + 8 * raw[33]  # the segment and its SACK blocks; no payload
     assert data > 0
 
 
@@ -112,7 +113,7 @@ def test_tshark_decodes_the_fields_with_the_dissector(captured):
     for row, (_, raw, _) in zip(rows, records):
         got = dict(zip(fields, row))
         kind, _flags, _ecn, _sacks, seq, ack, payload, ts_val, _ = struct.unpack(
-            ">BBBBIIIQQ", raw[28:60]
+            ">BBBBIIIQQ", raw[30:62]
         )
         assert got["xcclab.kind"] == str(kind)
         assert got["xcclab.seq"] == str(seq) and got["xcclab.ack"] == str(ack)
@@ -173,3 +174,35 @@ def test_tshark_decodes_maxnet_prices(tmp_path):
     # r1->r2 is the first MaxNet router on the path: it has stamped its price on every data
     # packet that is not the MaxStart probe (the probe carries a spare capacity instead).
     assert stamped >= len(data) - 1
+
+
+@pytest.mark.native
+def test_tshark_decodes_rcp_headers(tmp_path):
+    """An RCP run's capture: the 10-byte shim (44, 8, rate, rtt) leads every datagram; the
+    dissector's rate and RTT equal the raw big-endian f32 and u32 right after the UDP header, and
+    the router r1->r2 has lowered the rate from "no request" (+infinity) on the data it sent."""
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed")
+    out = tmp_path / "run"
+    assert main(["run", str(DATA / "rcp-tiny.toml"), "--out", str(out), "--pcap", "r1->r2"]) == 0
+    fields = ["xcclab.kind", "xcclab.cc.proto", "xcclab.rcp.rate", "xcclab.rcp.rtt_us"]
+    cmd = ["tshark", "-n", "-X", f"lua_script:{DISSECTOR}", "-r", str(out / "capture.pcap")]
+    cmd += ["-T", "fields", "-E", "separator=,"]
+    for name in fields:
+        cmd += ["-e", name]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = [dict(zip(fields, line.split(","))) for line in proc.stdout.splitlines()]
+    records = read_pcap(out / "capture.pcap")
+    assert len(rows) == len(records) > 100
+    data = 0
+    for row, (_, raw, _) in zip(rows, records):
+        assert raw[28:30] == b"\x2c\x08"  # proto 44, 8 bytes of body
+        rate, rtt = struct.unpack(">fI", raw[30:38])
+        assert row["xcclab.cc.proto"] == "44" and row["xcclab.rcp.rtt_us"] == str(rtt)
+        # tshark prints six significant figures
+        assert float(row["xcclab.rcp.rate"]) == pytest.approx(rate, rel=1e-5)
+        if row["xcclab.kind"] == "0":
+            data += 1
+            assert 0 < rate <= 20e6 / 8  # stamped by r1->r2: at most its capacity
+    assert data > 0

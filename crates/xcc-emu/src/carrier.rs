@@ -9,7 +9,8 @@
 //!
 //! Carriers today:
 //! - [`UdpShim`]: xcclab's own transport over UDP (port [`XCC_UDP_PORT`] on either side), laid
-//!   out exactly as the simulator's capture encodes it: `UDP | segment | shim proto len body`.
+//!   out as `xcc_core::wire::datagram` (and the simulator's capture) encodes it:
+//!   `UDP | shim proto len body | segment`, the shim right after the UDP header.
 //! - [`TcpMaxNetOption`]: kernel MaxNet's TCP option (docs/kernel.md) in Linux TCP segments.
 //!
 //! Adding one (for instance MaxNet's price in a TCP option, rewritten by a function of
@@ -17,8 +18,8 @@
 
 use crate::checksum;
 use crate::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
-use xcc_core::wire::tcp_option;
-use xcc_core::wire::{CongestionHeader, Segment, SegmentKind};
+use xcc_core::wire::{datagram, tcp_option};
+use xcc_core::wire::{CongestionHeader, SegmentKind};
 use xcc_core::Packet;
 pub use xcc_sim::capture::XCC_UDP_PORT;
 
@@ -58,7 +59,9 @@ impl Carriers {
     }
 }
 
-/// xcclab's transport over UDP: `UDP | segment | shim | payload` (see `xcc_sim::capture`).
+/// xcclab's transport over UDP: `UDP | shim | segment | payload` (`xcc_core::wire::datagram`).
+/// The shim is at a fixed offset, the first byte of the UDP payload; the segment behind it is
+/// parsed too, because the link algorithms tell data from ACKs (and probes) by it.
 pub struct UdpShim;
 
 impl Carrier for UdpShim {
@@ -82,12 +85,10 @@ impl Carrier for UdpShim {
         if udp_len < 8 || udp_len > p.len() {
             return Found::Malformed;
         }
-        let body = &p[8..udp_len];
-        let Ok((seg, _ecn, n)) = Segment::parse(body) else { return Found::Malformed };
-        let Ok((cc, _)) = CongestionHeader::parse(&body[n..]) else { return Found::Malformed };
-        pkt.seg = seg;
-        pkt.cc = cc;
-        Found::Carried { offset: ip.header_len + 8 + n }
+        let Ok(h) = datagram::parse(&p[8..udp_len]) else { return Found::Malformed };
+        pkt.seg = h.seg;
+        pkt.cc = h.cc;
+        Found::Carried { offset: ip.header_len + 8 + datagram::SHIM_OFFSET }
     }
 
     fn write(&self, ip: &Ipv4, buf: &mut [u8], offset: usize, old: &CongestionHeader, new: &CongestionHeader) {

@@ -237,12 +237,15 @@ impl EmuLink {
 
     /// Takes the head packet if it is due at `now`; returns it with its scheduled delivery time.
     pub fn pop_due(&mut self, now: Time) -> Option<(InFlight, Time)> {
-        let e = *self.pipe.front()?;
-        if e.deliver > now {
+        let head = self.pipe.front()?;
+        if head.deliver > now {
             return None;
         }
-        self.advance(e.start);
-        self.pipe.pop_front();
+        // The head's transmission start is reported (and its dequeue stamp written) before it
+        // is taken: a link nobody touched since that start has not run `on_dequeue` on it yet.
+        let start = head.start;
+        self.advance(start);
+        let e = self.pipe.pop_front().expect("the head is still there");
         self.started -= 1;
         self.stats.packets_out += 1;
         self.stats.bytes_out += e.f.pkt.wire_bytes as u64;
@@ -313,6 +316,34 @@ mod tests {
         let _ = l.pop_due(Time(u64::MAX / 2));
         assert_eq!(l.next_delivery(), Some(Time(50_000_000 + 100_000 + 5_000_000)));
         assert_eq!(l.stats.drops, 1);
+    }
+
+    /// A packet queued behind another starts its transmission while nothing touches the link;
+    /// when it is taken at its delivery, it carries the stamp its link algorithm wrote at that
+    /// start (RCP's rate, written on dequeue).
+    //
+    //  t=0: p1, p2 offered (p1 starts, p2 waits) │ t=1.2 ms: p2 starts (nobody looks)
+    //  t=50 ms: both taken → both carry R = 5 % of C
+    #[test]
+    fn a_packet_taken_after_an_unobserved_start_carries_its_dequeue_stamp() {
+        use xcc_core::link::{RcpRouter, RcpRouterConfig};
+        use xcc_core::wire::{RcpHeader, Segment, SegmentKind};
+        use xcc_core::Dur;
+        let rcp = RcpRouter::new(RcpRouterConfig::default(), 10_000_000, Time::ZERO, Dur::from_secs(1));
+        let mut l = EmuLink::new("a->b".into(), 10_000_000, 5_000_000, 10, u64::MAX, AnyLinkAlgorithm::Rcp(rcp));
+        let data = || {
+            let mut f = flight(1500);
+            f.pkt.seg = Segment { kind: SegmentKind::Data, payload_bytes: 1430, ..Segment::default() };
+            f.pkt.cc = CongestionHeader::Rcp(RcpHeader::default());
+            f
+        };
+        l.offer(Time(0), data()).unwrap();
+        l.offer(Time(0), data()).unwrap();
+        let want = CongestionHeader::Rcp(RcpHeader { rate: 0.05 * 10e6 / 8.0, rtt_us: 0 });
+        for _ in 0..2 {
+            let (f, _) = l.pop_due(Time(50_000_000)).unwrap();
+            assert_eq!(f.pkt.cc, want);
+        }
     }
 
     /// 1 byte at 3 bit/s is 8/3 s: the remainder carries, so three bytes take exactly 8 s.

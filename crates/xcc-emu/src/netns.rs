@@ -168,13 +168,48 @@ pub fn cleanup(prefix: &str) -> io::Result<Vec<String>> {
     Ok(names)
 }
 
-/// Kernel-side counters of a device inside a namespace, from `/proc/net/dev` read in there.
+/// Kernel-side counters of a host namespace: its TUN device (`/proc/net/dev`) and, with
+/// [`host_counters`], its UDP sockets (`/proc/net/snmp`), each read inside the namespace.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct DevCounters {
     pub rx_packets: u64,
     pub rx_dropped: u64,
     pub tx_packets: u64,
     pub tx_dropped: u64,
+    /// UDP datagrams the kernel dropped because a socket's receive buffer was full
+    /// (`Udp: RcvbufErrors`): the receiving application did not read fast enough.
+    pub udp_rcvbuf_errors: u64,
+    /// UDP sends refused for lack of buffer space (`Udp: SndbufErrors`).
+    pub udp_sndbuf_errors: u64,
+}
+
+impl DevCounters {
+    /// Packets the kernel dropped outside the modelled links.
+    pub fn drops(&self) -> u64 {
+        self.tx_dropped + self.rx_dropped + self.udp_rcvbuf_errors + self.udp_sndbuf_errors
+    }
+}
+
+/// [`dev_counters`] plus the namespace's UDP drop counters.
+pub fn host_counters(ns: &std::path::Path, dev: &str) -> io::Result<DevCounters> {
+    let mut c = dev_counters(ns, dev)?;
+    let text = sys::in_netns(ns, || std::fs::read_to_string("/proc/thread-self/net/snmp"))?;
+    let (rcvbuf, sndbuf) = parse_udp_drops(&text).ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidData, format!("no Udp counters in /proc/net/snmp of {}", ns.display()))
+    })?;
+    c.udp_rcvbuf_errors = rcvbuf;
+    c.udp_sndbuf_errors = sndbuf;
+    Ok(c)
+}
+
+/// `(RcvbufErrors, SndbufErrors)` from the two `Udp:` lines (names, then values) of
+/// `/proc/net/snmp`.
+fn parse_udp_drops(text: &str) -> Option<(u64, u64)> {
+    let mut lines = text.lines().filter(|l| l.starts_with("Udp:"));
+    let names: Vec<&str> = lines.next()?.split_whitespace().collect();
+    let values: Vec<&str> = lines.next()?.split_whitespace().collect();
+    let get = |name: &str| names.iter().position(|n| *n == name).and_then(|i| values.get(i)?.parse().ok());
+    Some((get("RcvbufErrors")?, get("SndbufErrors")?))
 }
 
 /// Reads `dev`'s counters in namespace `ns`. TX is what the host sent into the TUN (the router
@@ -197,7 +232,13 @@ fn parse_dev_counters(text: &str, dev: &str) -> Option<DevCounters> {
         if v.len() < 12 {
             return None;
         }
-        return Some(DevCounters { rx_packets: v[1], rx_dropped: v[3], tx_packets: v[9], tx_dropped: v[11] });
+        return Some(DevCounters {
+            rx_packets: v[1],
+            rx_dropped: v[3],
+            tx_packets: v[9],
+            tx_dropped: v[11],
+            ..DevCounters::default()
+        });
     }
     None
 }
@@ -213,7 +254,22 @@ mod tests {
              lo: 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n  \
              xcc0: 1000 10 0 2 0 0 0 0 3000 30 0 7 0 0 0 0\n";
         let c = parse_dev_counters(text, "xcc0").unwrap();
-        assert_eq!(c, DevCounters { rx_packets: 10, rx_dropped: 2, tx_packets: 30, tx_dropped: 7 });
+        assert_eq!(
+            c,
+            DevCounters { rx_packets: 10, rx_dropped: 2, tx_packets: 30, tx_dropped: 7, ..DevCounters::default() }
+        );
         assert_eq!(parse_dev_counters(text, "eth0"), None);
+    }
+
+    #[test]
+    fn reads_udp_drops_from_proc_net_snmp() {
+        let text = "Tcp: RtoAlgorithm RtoMin\nTcp: 1 200\n\
+             Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors\n\
+             Udp: 100 0 5 90 4 3 1 0 0\n\
+             UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors\n\
+             UdpLite: 0 0 0 0 0 0 0 0 0\n";
+        assert_eq!(parse_udp_drops(text), Some((4, 3)));
+        assert_eq!(parse_udp_drops("Udp: InDatagrams\nUdp: 1\n"), None);
+        assert_eq!(parse_udp_drops(""), None);
     }
 }

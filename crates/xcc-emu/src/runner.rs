@@ -144,15 +144,30 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
 
     let stop = Arc::new(AtomicBool::new(false));
     let stop_r = stop.clone();
+    let (attached_tx, attached_rx) = std::sync::mpsc::channel::<()>();
+    let (zero_tx, zero_rx) = std::sync::mpsc::channel::<u64>();
     let router = thread::spawn(move || -> io::Result<Router> {
         let mut r = Router::open(fabric, &att)?;
         r.sample_every = (interval > 0).then_some(interval);
+        let _ = attached_tx.send(());
+        // The run's time zero is when the traffic starts, so the links' series and the flows'
+        // share one clock (as in the simulator).
+        if let Ok(zero) = zero_rx.recv() {
+            r.t0_ns = zero;
+        }
         r.run(&stop_r, None)?;
         Ok(r)
     });
-    // Let the router attach before traffic starts.
-    thread::sleep(Duration::from_millis(50));
+    // The router attaches to every namespace's TUN before the traffic starts.
+    if attached_rx.recv().is_err() {
+        return match router.join() {
+            Ok(Err(e)) => Err(e),
+            _ => Err(io::Error::other("the router thread ended before attaching")),
+        };
+    }
     let t0 = Instant::now();
+    let zero_ns = sys::monotonic_ns();
+    let _ = zero_tx.send(zero_ns);
     let duration = Duration::from_nanos(s.duration_ns);
 
     let mut tcp_threads = Vec::new();
@@ -290,11 +305,14 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         }
         Ok(Vec::new())
     } else {
-        udp_transport::run(udp_setups, Time(s.duration_ns), sample)
+        udp_transport::run(udp_setups, zero_ns, Time(s.duration_ns), sample)
     };
     let mut outs = vec![FlowOut::default(); s.flows.len() + 2 * txns.len()];
     let mut first_err = udp.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
+    // Datagrams the hosts' own UDP sockets refused: lost before the router, outside the model.
+    let mut send_failures = 0;
     for r in udp.unwrap_or_default() {
+        send_failures += r.send_failures;
         if r.id as usize >= n_flows {
             // A transaction's request or response flow.
             let k = (r.id as usize - n_flows) / 2;
@@ -402,7 +420,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     stop.store(true, Ordering::Relaxed);
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;
     let kernel: Vec<DevCounters> =
-        hosts.iter().map(|h| netns::dev_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
+        hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
     topo.destroy()?;
     let router = router?;
     if let Some(e) = first_err {
@@ -411,14 +429,26 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     if STOP.load(Ordering::Relaxed) {
         return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
     }
-    let drops: u64 =
-        kernel.iter().map(|k| k.tx_dropped + k.rx_dropped).sum::<u64>() + router.fabric.stats.write_failures;
-    if drops > 0 {
+    // Losses outside the modelled links make the results describe another network: fail.
+    let tun: u64 = kernel.iter().map(|k| k.tx_dropped + k.rx_dropped).sum::<u64>() + router.fabric.stats.write_failures;
+    if tun > 0 {
         return Err(io::Error::other(format!(
-            "the kernel dropped {drops} packet(s) at the TUN devices (router too slow for this load): {kernel:?}"
+            "the kernel dropped {tun} packet(s) at the TUN devices (router too slow for this load): {kernel:?}"
         )));
     }
-    let json = tables(s, &plan, &router, &outs, &txns);
+    let udp: u64 = kernel.iter().map(|k| k.udp_rcvbuf_errors + k.udp_sndbuf_errors).sum::<u64>() + send_failures;
+    if udp > 0 {
+        return Err(io::Error::other(format!(
+            "the hosts' UDP sockets dropped {udp} datagram(s) (full receive buffer or refused send: the \
+             transport driver too slow for this load; {send_failures} refused sends): {kernel:?}"
+        )));
+    }
+    let mut json = tables(s, &plan, &router, &outs, &txns);
+    // Zero in every run that gets here; recorded so that run.json says they were checked.
+    json["stats"]["kernel_tun_tx_dropped"] = json!(kernel.iter().map(|k| k.tx_dropped).sum::<u64>());
+    json["stats"]["kernel_tun_rx_dropped"] = json!(kernel.iter().map(|k| k.rx_dropped).sum::<u64>());
+    json["stats"]["kernel_udp_rcvbuf_errors"] = json!(kernel.iter().map(|k| k.udp_rcvbuf_errors).sum::<u64>());
+    json["stats"]["kernel_udp_sndbuf_errors"] = json!(kernel.iter().map(|k| k.udp_sndbuf_errors).sum::<u64>());
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
 

@@ -2,8 +2,9 @@
 //! machines, controllers and echoers as the simulator (built by the simulator's registry
 //! functions, so a new protocol needs nothing here), driven by the monotonic clock.
 //!
-//! Wire layout (the simulator's capture encoding, `xcc_sim::capture`):
-//! `IPv4 | UDP | segment | shim proto len body | payload`. The receiving side of every flow
+//! Wire layout (`xcc_core::wire::datagram`, also the simulator's capture encoding,
+//! `xcc_sim::capture`): `IPv4 | UDP | shim proto len body | segment | payload`, the congestion
+//! shim right after the UDP header. The receiving side of every flow
 //! listens on [`XCC_UDP_PORT`]; the sender uses `sender_port(flow)`. The packet's ECN bits travel
 //! in the IP TOS byte (set with `IP_TOS`, read back with `IP_RECVTOS`), which is what the
 //! router's AQMs mark.
@@ -18,8 +19,8 @@ use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
 use xcc_core::host::AnyController;
-use xcc_core::transport::{Receiver, Sender};
-use xcc_core::wire::{segment, CongestionHeader, Ecn, Segment};
+use xcc_core::transport::{Receiver, Sender, TransportConfig};
+use xcc_core::wire::{datagram, Ecn};
 use xcc_core::{Dur, FlowId, Packet, Time};
 use xcc_sim::capture::{sender_port, XCC_UDP_PORT};
 use xcc_sim::scenario::model::{Cc, Transport};
@@ -27,10 +28,20 @@ use xcc_sim::sim::{controller, echoer, transport_config};
 
 use crate::sys;
 
-/// IPv4 + UDP header bytes in front of the segment.
+/// IPv4 + UDP header bytes in front of the shim.
 pub const IP_UDP_LEN: u32 = 28;
 /// Largest IP packet the hosts send (the TUN MTU).
 pub const MTU: u32 = 1500;
+/// How late this driver may be behind a paced departure and still make it up
+/// (`TransportConfig::pacing_catch_up`): the loop sleeps in `ppoll`, which wakes some tens of
+/// microseconds after the deadline (milliseconds when the CPU is taken); at 100 Mbit/s a
+/// 1500-byte gap is 120 µs, so without catch-up the lateness would be lost rate. 1 ms bounds the
+/// burst that makes up a stall to 1 ms of the flow's rate.
+pub const PACING_CATCH_UP: Dur = Dur(1_000_000);
+/// Socket buffer size (bytes) of every UDP socket: a window of datagrams that arrive while the
+/// driver is descheduled must wait in the socket, not be dropped (the run would fail: such
+/// drops are outside the modelled network). 8 MiB holds a 200 ms RTT at 100 Mbit/s and more.
+pub const SOCKET_BUFFER: usize = 8 << 20;
 
 /// One flow to run.
 #[derive(Clone, Debug)]
@@ -94,6 +105,21 @@ fn set_tos(s: &UdpSocket, tos: u8) -> io::Result<()> {
     Ok(())
 }
 
+/// Sets both socket buffers to `bytes` (`SO_*BUFFORCE`: as root, beyond `net.core.*mem_max`).
+fn set_buffers(s: &UdpSocket, bytes: usize) -> io::Result<()> {
+    let v = (bytes / 2) as libc::c_int; // the kernel doubles the value (bookkeeping overhead)
+    for (force, plain) in [(libc::SO_RCVBUFFORCE, libc::SO_RCVBUF), (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF)] {
+        // SAFETY: valid fd, pointer to an int and its size.
+        let set = |opt| unsafe {
+            libc::setsockopt(s.as_raw_fd(), libc::SOL_SOCKET, opt, (&v as *const libc::c_int).cast(), 4)
+        };
+        if set(force) < 0 && set(plain) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 fn enable_recv_tos(s: &UdpSocket) -> io::Result<()> {
     let v: libc::c_int = 1;
     // SAFETY: as above.
@@ -143,29 +169,34 @@ fn recv_with_tos(s: &UdpSocket, buf: &mut [u8]) -> io::Result<Option<(usize, Soc
     Ok(Some((n as usize, SocketAddrV4::new(ip, u16::from_be(addr.sin_port)), tos)))
 }
 
-/// Encodes a packet's UDP payload: segment, shim, then `payload_bytes` of filler.
+/// Encodes a packet's UDP payload: shim, segment, then `payload_bytes` of filler.
 pub fn encode_payload(pkt: &Packet, buf: &mut Vec<u8>) -> io::Result<()> {
-    let seg_len = segment::encoded_len(&pkt.seg);
-    let shim = xcc_core::wire::congestion::SHIM_LEN + pkt.cc.body_len();
     buf.clear();
-    buf.resize(seg_len + shim + pkt.seg.payload_bytes as usize, 0);
-    let n = pkt.seg.emit(pkt.ecn, buf).map_err(|e| io::Error::other(format!("segment: {e}")))?;
-    pkt.cc.emit(&mut buf[n..]).map_err(|e| io::Error::other(format!("shim: {e}")))?;
+    buf.resize(datagram::header_len(&pkt.cc, &pkt.seg) + pkt.seg.payload_bytes as usize, 0);
+    datagram::emit(&pkt.cc, &pkt.seg, pkt.ecn, buf).map_err(|e| io::Error::other(format!("xcclab header: {e}")))?;
     Ok(())
 }
 
-/// Decodes a UDP payload of flow `flow` that arrived with IP TOS `tos`.
+/// Decodes a UDP payload of flow `flow` that arrived with IP TOS `tos` (`None`: not a whole
+/// xcclab datagram).
 pub fn decode_payload(flow: u32, bytes: &[u8], tos: u8) -> Option<Packet> {
-    let (seg, _hint, n) = Segment::parse(bytes).ok()?;
-    let (cc, m) = CongestionHeader::parse(&bytes[n..]).ok()?;
-    if bytes.len() < n + m + seg.payload_bytes as usize {
+    let h = datagram::parse(bytes).ok()?;
+    if bytes.len() < h.len + h.seg.payload_bytes as usize {
         return None;
     }
-    Some(Packet { flow: FlowId(flow), wire_bytes: IP_UDP_LEN + bytes.len() as u32, ecn: Ecn::from_bits(tos), seg, cc })
+    Some(Packet {
+        flow: FlowId(flow),
+        wire_bytes: IP_UDP_LEN + bytes.len() as u32,
+        ecn: Ecn::from_bits(tos),
+        seg: h.seg,
+        cc: h.cc,
+    })
 }
 
 /// Runs the flows until every one finished or `until` passed; samples every `sample_every`.
-pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result<Vec<FlowResult>> {
+/// Times (`start`, `stop`, `until`, the results) count from `zero_ns` on `CLOCK_MONOTONIC`, the
+/// run's time zero shared with the router.
+pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur) -> io::Result<Vec<FlowResult>> {
     // One receiving socket per destination address, shared by the flows to it.
     let mut rx_socks: Vec<UdpSocket> = Vec::new();
     let mut rx_of: HashMap<[u8; 4], usize> = HashMap::new();
@@ -175,6 +206,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
             let a = SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT);
             let sock = sys::in_netns(&s.dst_netns, || UdpSocket::bind(a))?;
             sock.set_nonblocking(true)?;
+            set_buffers(&sock, SOCKET_BUFFER)?;
             enable_recv_tos(&sock)?;
             e.insert(rx_socks.len());
             rx_socks.push(sock);
@@ -183,6 +215,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
         let tx = sys::in_netns(&s.src_netns, || UdpSocket::bind(a))?;
         tx.connect(SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT))?;
         tx.set_nonblocking(true)?;
+        set_buffers(&tx, SOCKET_BUFFER)?;
         enable_recv_tos(&tx)?;
         flows.push(Flow {
             result: FlowResult { id: s.id, ..FlowResult::default() },
@@ -196,8 +229,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
     let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
     sys::minimal_timer_slack();
     sys::realtime_priority(40);
-    let t0 = sys::monotonic_ns();
-    let now = || Time(sys::monotonic_ns() - t0);
+    let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
     let mut rbuf = vec![0u8; 2048];
     let mut next_sample = Time::ZERO;
@@ -225,7 +257,7 @@ pub fn run(setups: Vec<FlowSetup>, until: Time, sample_every: Dur) -> io::Result
         for f in flows.iter_mut() {
             // Start, stop, timers, and everything each end wants to send now.
             if f.sender.is_none() && t >= f.setup.start {
-                let cfg = transport_config(&f.setup.transport);
+                let cfg = TransportConfig { pacing_catch_up: PACING_CATCH_UP, ..transport_config(&f.setup.transport) };
                 let ctl = controller(&f.setup.cc, &f.setup.transport);
                 f.sender = Some(Sender::new(FlowId(f.setup.id), cfg, ctl, f.setup.size_bytes, t));
                 f.result.started_at = Some(t);

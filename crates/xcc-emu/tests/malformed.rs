@@ -98,7 +98,7 @@ fn udp_checksum(b: &[u8]) -> u16 {
     }
 }
 
-/// The xcclab transport payload of a MaxNet data packet (segment, shim, payload).
+/// The xcclab transport payload of a MaxNet data packet (8-byte shim, segment, payload).
 fn maxnet_payload(price: u32, payload: usize) -> Vec<u8> {
     let pkt = Packet {
         flow: FlowId(0),
@@ -155,7 +155,7 @@ fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
         (
             udp(40000, XCC, &{
                 let mut p = maxnet_payload(0, 0);
-                p[0] = 9; // unknown segment kind
+                p[8] = 9; // unknown segment kind (after the 8-byte shim)
                 p
             }),
             "unknown segment kind",
@@ -163,7 +163,7 @@ fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
         (
             udp(40000, XCC, &{
                 let mut p = maxnet_payload(0, 0);
-                p[32] = 99; // unknown shim protocol
+                p[0] = 99; // unknown shim protocol
                 p
             }),
             "unknown protocol id",
@@ -171,7 +171,7 @@ fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
         (
             udp(40000, XCC, &{
                 let mut p = maxnet_payload(0, 0);
-                p[33] = 5; // MaxNet with the wrong body length
+                p[1] = 5; // MaxNet with the wrong body length
                 p
             }),
             "wrong shim length",
@@ -179,7 +179,7 @@ fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
         (
             udp(40000, XCC, &{
                 let mut p = maxnet_payload(0, 0);
-                p[33] = 200; // a length that runs past the datagram
+                p[1] = 200; // a length that runs past the datagram
                 p
             }),
             "shim length past the end",
@@ -269,6 +269,29 @@ proptest! {
             let mut out = vec![0u8; n];
             prop_assert_eq!(seg.emit(ecn, &mut out), Ok(n));
         }
+        let _ = xcc_core::wire::datagram::parse(&bytes);
         let _ = xcc_emu::ipv4::Ipv4::parse(&bytes);
+    }
+
+    /// The UDP payload header (shim, then segment) with bytes overwritten and cut at random:
+    /// the parser returns, and what parses re-emits to the same length and shim bytes.
+    #[test]
+    fn datagram_parser_on_mutated_headers(
+        price in 0u32..0xFF_FFFF,
+        muts in proptest::collection::vec((0usize..48, any::<u8>()), 0..4),
+        cut in 0usize..48,
+    ) {
+        let mut b = maxnet_payload(price, 0);
+        for (i, v) in muts {
+            let n = b.len();
+            b[i % n] = v;
+        }
+        b.truncate(cut.max(b.len() / 2));
+        if let Ok(h) = xcc_core::wire::datagram::parse(&b) {
+            let mut out = vec![0u8; h.len];
+            prop_assert_eq!(xcc_core::wire::datagram::emit(&h.cc, &h.seg, h.ecn_hint, &mut out), Ok(h.len));
+            let shim = 2 + h.cc.body_len();
+            prop_assert_eq!(&out[..shim], &b[..shim]);
+        }
     }
 }

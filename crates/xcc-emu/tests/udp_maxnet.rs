@@ -25,11 +25,11 @@ fn vector_packet(price: u32) -> Packet {
     }
 }
 
-/// The shared test vector: IPv4 | UDP | segment | shim of `vector_packet(0x000102)`.
+/// The shared test vector: IPv4 | UDP | shim | segment of `vector_packet(0x000102)`.
 const VECTOR: &str = "450205dc002a4000401120e30a0000010a000002\
                       8003268e05c80000\
-                      0000020000000007000000000000059800000000010203040000000000000000\
-                      2a06abcdef000102";
+                      2a06abcdef000102\
+                      0000020000000007000000000000059800000000010203040000000000000000";
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -39,7 +39,7 @@ fn hex(b: &[u8]) -> String {
 fn header_bytes_are_the_simulators() {
     let sim = xcc_sim::capture::encode(&vector_packet(0x000102), 0, 1, 42);
     assert_eq!(hex(&sim.bytes), VECTOR, "simulator capture encoding");
-    // The emulator's transport writes the same segment and shim after the UDP header.
+    // The emulator's transport writes the same shim and segment after the UDP header.
     let mut payload = Vec::new();
     udp_transport::encode_payload(&vector_packet(0x000102), &mut payload).unwrap();
     assert_eq!(hex(&payload[..sim.bytes.len() - 28]), VECTOR[56..], "emulator transport encoding");
@@ -60,8 +60,8 @@ fn header_bytes_are_the_simulators() {
 }
 
 /// One MaxNet flow alone on a 20 Mbit/s, 10 ms RTT link with mu = 0.9: the oracle gives it
-/// mu C in wire bits; its payload rate is that times 1432/1500 (28 B IP/UDP, 32 B segment,
-/// 8 B shim). Tolerance 5 % on the median of the 500 ms rate samples from 3 s to 8 s (the
+/// mu C in wire bits; its payload rate is that times 1432/1500 (28 B IP/UDP, 8 B shim,
+/// 32 B segment). Tolerance 5 % on the median of the 500 ms rate samples from 3 s to 8 s (the
 /// median, because on a loaded 2-core machine one interval may lose the CPU).
 #[test]
 fn maxnet_flow_reaches_its_oracle_rate_through_the_router() {

@@ -7,9 +7,13 @@
 //! mode puts on the wire:
 //!
 //! ```text
-//! IPv4 (20 B, no options) | UDP (8 B) | segment (Segment::emit, 32 B + 8 B per SACK block)
-//!   | congestion shim (CongestionHeader::emit: proto:u8 len:u8 body) | payload (not captured)
+//! IPv4 (20 B, no options) | UDP (8 B) | congestion shim (CongestionHeader::emit: proto:u8 len:u8
+//!   body) | segment (Segment::emit, 32 B + 8 B per SACK block) | payload (not captured)
 //! ```
+//!
+//! The UDP payload is `xcc_core::wire::datagram`'s, the very encoding the emulator's transport
+//! sends and its router rewrites: the shim right after the UDP header (seed 002's congestion
+//! layer between transport and network).
 //!
 //! - Addresses: node `n` (its index in the resolved scenario, hosts and routers in declaration
 //!   order) is `10.0.0.0 + n + 1`, i.e. `10.a.b.c` with `a.b.c` the 24 bits of `n + 1`.
@@ -23,8 +27,7 @@
 //! - Only the headers are captured: the IP and UDP lengths count the payload, and the pcap
 //!   record's original length says how long the datagram was (like `tcpdump -s`).
 
-use xcc_core::wire::congestion::SHIM_LEN;
-use xcc_core::wire::{segment, SegmentKind};
+use xcc_core::wire::{datagram, SegmentKind};
 use xcc_core::{Packet, Time};
 
 /// The UDP port xcclab's transport uses (the Wireshark dissector registers on it).
@@ -39,7 +42,7 @@ const UDP_LEN: usize = 8;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CapturedPacket {
     pub time: Time,
-    /// IPv4 + UDP + segment + shim bytes (the payload is left out).
+    /// IPv4 + UDP + shim + segment bytes (the payload is left out).
     pub bytes: Vec<u8>,
     /// Length of the whole datagram on the wire, payload included.
     pub orig_len: u32,
@@ -64,10 +67,9 @@ pub fn encode(pkt: &Packet, flow_src: u32, flow_dst: u32, ident: u16) -> Capture
     let sport = sender_port(pkt.flow.0);
     let (sport, dport) = if backwards { (XCC_UDP_PORT, sport) } else { (sport, XCC_UDP_PORT) };
 
-    let seg_len = segment::encoded_len(&pkt.seg);
-    let shim_len = SHIM_LEN + pkt.cc.body_len();
-    let header_len = IPV4_LEN + UDP_LEN + seg_len + shim_len;
-    let udp_total = UDP_LEN + seg_len + shim_len + pkt.seg.payload_bytes as usize;
+    let xcc_len = datagram::header_len(&pkt.cc, &pkt.seg);
+    let header_len = IPV4_LEN + UDP_LEN + xcc_len;
+    let udp_total = UDP_LEN + xcc_len + pkt.seg.payload_bytes as usize;
     let ip_total = IPV4_LEN + udp_total;
     let mut buf = vec![0u8; header_len];
 
@@ -89,10 +91,9 @@ pub fn encode(pkt: &Packet, flow_src: u32, flow_dst: u32, ident: u16) -> Capture
     buf[22..24].copy_from_slice(&dport.to_be_bytes());
     buf[24..26].copy_from_slice(&(udp_total.min(u16::MAX as usize) as u16).to_be_bytes());
 
-    // The transport segment and the congestion shim, exactly as the wire module emits them.
-    let o = IPV4_LEN + UDP_LEN;
-    let n = pkt.seg.emit(pkt.ecn, &mut buf[o..]).expect("a simulated segment always encodes");
-    pkt.cc.emit(&mut buf[o + n..]).expect("buffer sized for the shim");
+    // The congestion shim and the transport segment, exactly as the wire module emits them.
+    datagram::emit(&pkt.cc, &pkt.seg, pkt.ecn, &mut buf[IPV4_LEN + UDP_LEN..])
+        .expect("a simulated segment always encodes into a buffer of its length");
     CapturedPacket { time: Time(0), bytes: buf, orig_len: ip_total as u32 }
 }
 
@@ -134,7 +135,7 @@ mod tests {
     /// 10.0.0.1:32771  --data seq 7, CE-->  10.0.0.6:9870
     /// ```
     #[test]
-    fn data_packet_encodes_ip_udp_segment_and_shim() {
+    fn data_packet_encodes_ip_udp_shim_and_segment() {
         let c = encode(&data_packet(), 0, 5, 42);
         assert_eq!(c.bytes.len(), 20 + 8 + 32 + 2);
         assert_eq!(c.orig_len, 20 + 8 + 32 + 2 + 1460);
@@ -150,10 +151,12 @@ mod tests {
         assert_eq!(u16::from_be_bytes([b[20], b[21]]), 32771);
         assert_eq!(u16::from_be_bytes([b[22], b[23]]), XCC_UDP_PORT);
         assert_eq!(u16::from_be_bytes([b[24], b[25]]) as u32, c.orig_len - 20);
-        // The rest parses back with the wire module's own parsers.
-        let (seg, ecn, n) = Segment::parse(&b[28..]).unwrap();
-        assert_eq!((seg, ecn), (data_packet().seg, Ecn::Ce));
-        assert_eq!(CongestionHeader::parse(&b[28 + n..]), Ok((CongestionHeader::None, 2)));
+        // Right after UDP: the shim (proto 0, len 0), then the segment, each parsing back with
+        // the wire module's own parsers.
+        assert_eq!(b[28..30], [0, 0]);
+        assert_eq!(CongestionHeader::parse(&b[28..]), Ok((CongestionHeader::None, 2)));
+        let (seg, ecn, n) = Segment::parse(&b[30..]).unwrap();
+        assert_eq!((seg, ecn, n), (data_packet().seg, Ecn::Ce, 32));
     }
 
     /// ACKs travel from the flow's destination back to its source, from the xcclab port.

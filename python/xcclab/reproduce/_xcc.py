@@ -9,7 +9,7 @@ packet).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,30 @@ class Protocol:
     cc: Any  # source: the scenario's `cc`
     target: float  # utilisation the protocol aims at (max-min rates are scaled by it)
     shim_bytes: int  # congestion header bytes on a data packet
+    mss: int = MSS  # payload bytes of a full data packet
+    headers: int = HEADERS  # header bytes besides the shim (the scenario's transport.header)
 
     @property
     def data_wire_bytes(self) -> int:
-        return MSS + HEADERS + self.shim_bytes
+        return self.mss + self.headers + self.shim_bytes
 
     @property
     def payload_share(self) -> float:
         """Payload rate / wire rate of full data packets (flows report payload rates)."""
-        return MSS / self.data_wire_bytes
+        return self.mss / self.data_wire_bytes
+
+    def on_wire(self, packet_bytes: int = 1500, headers: int = 60) -> Protocol:
+        """The same protocol with ``packet_bytes`` data packets of ``headers`` header bytes
+        besides the shim: on real packets, 1500-byte packets of 28 B IP/UDP and a 32 B segment
+        (``docs/emu.md``), so the MSS is what is left after the shim."""
+        return replace(self, mss=packet_bytes - headers - self.shim_bytes, headers=headers)
+
+    @property
+    def transport(self) -> dict[str, Any] | None:
+        """The flows' ``transport`` table: None for the defaults (MSS 1460 B, 40 B headers)."""
+        if (self.mss, self.headers) == (MSS, HEADERS):
+            return None
+        return {"mss": f"{self.mss}B", "header": f"{self.headers}B"}
 
 
 PROTOCOLS: tuple[Protocol, ...] = (
@@ -253,7 +268,15 @@ def dumbbell(
     sc.add_link("r1", "r2", rate=rate, delay="1ms", buffer=buffer, queue=p.queue)
     for k, f in enumerate(flows, 1):
         stop = None if f.stop_s is None else f"{f.stop_s * scale:g}s"
-        sc.add_flow(f.name, f"s{k}", f"d{k}", cc=p.cc, start=f"{f.start_s * scale:g}s", stop=stop)
+        sc.add_flow(
+            f.name,
+            f"s{k}",
+            f"d{k}",
+            cc=p.cc,
+            start=f"{f.start_s * scale:g}s",
+            stop=stop,
+            transport=p.transport,
+        )
     sc.metrics(interval=metrics)
     return sc
 

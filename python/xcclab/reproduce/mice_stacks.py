@@ -5,7 +5,7 @@ The dumbbell, traffic and measurements of :mod:`.mice` with MaxNet only, run thr
 through the emu router with Linux TCP and the BPF ``maxnet`` congestion control (``kernel``,
 docs/kernel.md; each transaction on its own connection opened ahead, as the emu's NewReno
 transactions), through the emu router on xcclab's UDP transport (``udp``), and in the simulator
-(``sim``). The sim and UDP runs use MSS 1432 B (IP/UDP, segment and shim headers fit 1500 B,
+(``sim``). The sim and UDP runs use MSS 1432 B (IP/UDP, shim and segment headers fit 1500 B,
 as :mod:`.mice_emu`); Linux TCP sends 1448 B per segment.
 """
 

@@ -34,7 +34,7 @@ def first_time(t: np.ndarray, x: np.ndarray, after: float, level: float) -> floa
     return float(t[k[0]] - after) if len(k) else float("nan")
 
 
-def measure(res, p: _xcc.Protocol, scale: float) -> dict:
+def measure(res, p: _xcc.Protocol, scale: float, t_end: float = T_END) -> dict:
     s = _xcc.link_summary(res, p, _xcc.BOTTLENECK)
     ls = _xcc.link_series(res, _xcc.BOTTLENECK)
     cap = s["capacity_bps"]
@@ -43,7 +43,7 @@ def measure(res, p: _xcc.Protocol, scale: float) -> dict:
     share = p.target * cap * p.payload_share / 2
     tj, rj = _xcc.averaged(*_xcc.flow_series(res, "rtt200"), 10)
     join = first_time(tj, rj, T_JOIN * scale, 0.9 * share)
-    a, b = (T_END - 10) * scale, T_END * scale
+    a, b = (t_end - 10) * scale, t_end * scale
     r30 = _xcc.window_mean(*_xcc.flow_series(res, "rtt30"), a, b)
     r200 = _xcc.window_mean(*_xcc.flow_series(res, "rtt200"), a, b)
     return {
@@ -83,6 +83,14 @@ def run(out_dir, quick=False, *, log=None, progress=True):
         write_metrics(tmp, ID, quick=quick, comparisons=comparisons, measured=m, figures=figs)
         (tmp / "report.md").write_text(_report(m, figs, quick), encoding="utf-8")
     return out_dir / "report.md"
+
+
+def run_emu(out_dir, quick=False, *, log=None):
+    """Every protocol at 100 Mbit/s, simulated and on real packets (root); report in
+    out_dir/emu/ (:mod:`xcclab.reproduce.xcc_rtt_fairness_emu`)."""
+    from .xcc_rtt_fairness_emu import run_rtt_fairness_emu
+
+    return run_rtt_fairness_emu(out_dir, quick, log=log)
 
 
 def _rcp_growth_time(alpha: float, d0: float = 0.2, t: float = 0.01, r0: float = 0.05) -> float:

@@ -52,6 +52,15 @@ pub struct TransportConfig {
     pub clock_granularity: Dur,
     /// Pace window-based senders at cwnd/srtt (rate-based controllers always pace).
     pub pace_windowed: bool,
+    /// How far behind its schedule the pacer may catch up. A driver on a real clock wakes a
+    /// little after each departure instant; if the next gap were counted from the late wake-up,
+    /// every wake-up's lateness would be lost rate (at 100 Mbit/s a 1500-byte gap is 120 µs, so
+    /// 30 µs of lateness per packet would cost a fifth of it). While the sender has had a
+    /// packet waiting on the pacer since its last departure, the next departure is one gap after
+    /// the *scheduled* one, unless that lies more than this far in the past (Linux's fq
+    /// scheduler compensates lateness likewise, up to half a gap per packet). Zero (the
+    /// default): the gap counts from the actual departure; a simulated clock is never late.
+    pub pacing_catch_up: Dur,
     /// RTO re-arming on partial ACKs in NewReno recovery (SACK off, or holes SACK cannot prove
     /// lost). Default: [`PartialAckRto::SlowButSteady`], for ns-2 parity (see there).
     pub partial_ack_rto: PartialAckRto,
@@ -71,6 +80,7 @@ impl Default for TransportConfig {
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_ms(1),
             pace_windowed: false,
+            pacing_catch_up: Dur::ZERO,
             partial_ack_rto: PartialAckRto::SlowButSteady,
         }
     }

@@ -204,6 +204,10 @@ pub struct Sender<C: Controller = AnyController> {
     next_send: Time,
     /// The last `poll_transmit` had a packet ready but the pacer held it.
     pacing_blocked: bool,
+    /// Since the pacer last held a packet, a packet has always been ready (neither the window
+    /// nor the data stopped the sender): a departure after `next_send` is the driver's lateness,
+    /// which [`TransportConfig::pacing_catch_up`] lets the pacer make up.
+    pacer_backlogged: bool,
     /// The controller is rate-based (re-timing and probes apply).
     rate_based: bool,
     /// The controller's rate the pacer last spaced packets at (0: none yet).
@@ -272,6 +276,7 @@ impl<C: Controller> Sender<C> {
             pacing_blocked: false,
             rate_based,
             paced_rate: 0.0,
+            pacer_backlogged: false,
             last_send: now,
             last_wire: 0,
         }
@@ -467,6 +472,7 @@ impl<C: Controller> Sender<C> {
             None => {
                 self.force_rtx = false;
                 self.pacing_blocked = false;
+                self.pacer_backlogged = false;
                 return None;
             }
         };
@@ -477,10 +483,12 @@ impl<C: Controller> Sender<C> {
             let flight = self.bytes_in_flight();
             if flight > 0 && flight.saturating_add(payload) > self.cc.window_bytes() {
                 self.pacing_blocked = false;
+                self.pacer_backlogged = false;
                 return None;
             }
             if pacing.is_some() && self.next_send > now {
                 self.pacing_blocked = true;
+                self.pacer_backlogged = true;
                 return None;
             }
         }
@@ -692,7 +700,10 @@ impl<C: Controller> Sender<C> {
         }
         if let Some(rate) = pacing {
             let gap = Dur::from_secs_f64(wire_bytes as f64 * 8.0 / rate);
-            self.next_send = self.next_send.max(now) + gap;
+            // From the scheduled departure if the driver was late (within the catch-up bound),
+            // else from now (TransportConfig::pacing_catch_up).
+            let late_ok = if self.pacer_backlogged { self.cfg.pacing_catch_up.0 } else { 0 };
+            self.next_send = self.next_send.max(Time(now.0.saturating_sub(late_ok))) + gap;
             self.paced_rate = rate;
             self.last_send = now;
             self.last_wire = wire_bytes;
@@ -1083,6 +1094,69 @@ mod tests {
         for (k, &(t, seq)) in sent.iter().enumerate() {
             assert_eq!((t, seq), (ms(k as u64), k as u32));
         }
+    }
+
+    /// A driver on a real clock wakes late. Without catch-up every late wake-up is lost rate;
+    /// with `pacing_catch_up` the pacer keeps its schedule (several packets may leave at once to
+    /// make up a late wake-up, never more than the bound); after the sender ran out of data the
+    /// schedule restarts from the next departure, with no burst.
+    //
+    //  1 ms gaps; the driver wakes 0.4 ms after each release, once 2.5 ms late:
+    //  no catch-up:  0   1.4  2.8  4.2 ...           (1.4 ms per packet)
+    //  catch-up 3ms: 0   1.4  2.4  3.4  6.9 (x3) ... (one per ms on average)
+    #[test]
+    fn pacing_catches_up_with_a_late_driver_within_the_bound() {
+        let run = |catch_up: Dur| {
+            let c = TransportConfig { pacing_catch_up: catch_up, ..cfg() };
+            let mut s = Sender::new(FlowId(1), c, Paced, None, Time::ZERO);
+            let mut now = Time::ZERO;
+            let mut sent = vec![];
+            for k in 0..12 {
+                sent.extend(drain(&mut s, now).iter().map(|_| now));
+                let late = if k == 4 { Dur::from_us(2500) } else { Dur::from_us(400) };
+                now = s.poll_timeout().unwrap() + late;
+                s.on_timeout(now);
+            }
+            sent
+        };
+        let plain = run(Dur::ZERO);
+        assert_eq!(plain.len(), 12, "one per wake-up");
+        assert_eq!(plain[3], Time::ZERO + Dur::from_us(4200), "each gap counts from the late wake-up");
+        let caught = run(Dur::from_ms(3));
+        // 12 wake-ups over about 11 x 1 ms + lateness: the schedule was kept, so about one packet
+        // per millisecond of the 14.3 ms run left.
+        let span = caught.last().unwrap().as_secs_f64();
+        assert!(caught.len() as f64 >= span * 1e3 - 1.0, "{} packets in {span} s", caught.len());
+        let most_at_once = caught.chunk_by(|a, b| a == b).map(|c| c.len()).max().unwrap();
+        assert!((2..=4).contains(&most_at_once), "a late wake-up makes up at most 3 ms: {most_at_once}");
+    }
+
+    /// Catch-up only makes up a driver's lateness: a sender the window stopped restarts its
+    /// schedule from the next departure, with no burst, whatever the bound.
+    //
+    //  window 2 segments, 1 ms gaps, catch-up 3 ms:
+    //  t=0 seg 0 │ t=1ms seg 1 │ (window full) │ t=10ms ACK 2 → seg 2 only; seg 3 at 11 ms
+    #[test]
+    fn pacing_catch_up_does_not_burst_after_the_window_held_the_sender() {
+        struct TwoSegments;
+        impl Controller for TwoSegments {
+            fn on_ack(&mut self, _: Time, _: &AckEvent) {}
+            fn on_congestion_event(&mut self, _: Time, _: CongestionEvent, _: u64) {}
+            fn window_bytes(&self) -> u64 {
+                2 * MSS as u64
+            }
+            fn pacing_rate_bps(&self) -> Option<f64> {
+                Some(8_320_000.0)
+            }
+        }
+        let c = TransportConfig { pacing_catch_up: Dur::from_ms(3), ..cfg() };
+        let mut s = Sender::new(FlowId(1), c, TwoSegments, None, Time::ZERO);
+        assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
+        assert_eq!(drain(&mut s, ms(1)).len(), 1);
+        assert_eq!(drain(&mut s, ms(2)).len(), 0, "window full");
+        s.on_packet(ms(10), &ack_pkt(2, ms(1)));
+        assert_eq!(drain(&mut s, ms(10)).len(), 1, "no burst after the window held the sender");
+        assert_eq!(s.poll_timeout(), Some(ms(11)));
     }
 
     /// A rate-based controller (RCP): one packet until the first rate; a slow rate (gap above

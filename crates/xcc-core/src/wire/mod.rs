@@ -5,6 +5,7 @@
 //! The simulator passes `Repr` values; it never encodes.
 
 pub mod congestion;
+pub mod datagram;
 pub mod ecn;
 pub mod jetmax;
 pub mod maxnet;

@@ -1,6 +1,6 @@
 //! The xcclab transport segment: the header of the one reliable transport every host algorithm
-//! shares. In the simulator it travels as a `Segment` value; in the real-network mode it is the
-//! first bytes of the UDP payload (encoding below).
+//! shares. In the simulator it travels as a `Segment` value; in the real-network mode it follows
+//! the congestion shim in the UDP payload ([`super::datagram`]; encoding below).
 //!
 //! Sequence numbers count segments, not bytes (like ns-2's one-way TCP agents that the papers'
 //! numbers come from): segment `n` carries bytes `[n*mss, (n+1)*mss)` of the flow.
