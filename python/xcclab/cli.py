@@ -10,6 +10,7 @@
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
+    xcc bench --emu [--rates 100,500] [--runs N]          real-packet router speed and accuracy
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
@@ -196,9 +197,41 @@ def _reproduce_all(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.emu:
+        return _bench_emu(args)
     from .bench import bench_main
 
     return bench_main(args)
+
+
+def _bench_emu(args: argparse.Namespace) -> int:
+    from . import bench_emu, emu
+
+    if args.runs < 1 or args.seconds <= 0:
+        _err("bench: --runs must be at least 1 and --seconds positive")
+        return EXIT_BAD_INPUT
+    try:
+        rates = [int(r) for r in args.rates.split(",")]
+        if any(r <= 0 for r in rates):
+            raise ValueError
+    except ValueError:
+        _err(f"bench: --rates {args.rates!r}: expected positive Mbit/s, comma-separated (100,500)")
+        return EXIT_BAD_INPUT
+    reason = emu.check()
+    if reason is not None:
+        _err(f"bench --emu: {reason}")
+        return EXIT_RUN_FAILED
+    try:
+        runs = bench_emu.measure(rates, args.seconds, args.runs)
+    except RuntimeError as exc:
+        _err(f"bench --emu: {exc}")
+        return EXIT_RUN_FAILED
+    medians = bench_emu.summarise(runs)
+    if args.json:
+        print(json.dumps({"runs": runs, "medians": medians}, indent=2))
+    else:
+        print(bench_emu.format_table(runs, medians))
+    return 0
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -447,6 +480,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", metavar="DIR", help="benchmark directory (default benchmarks/)")
     p.add_argument("--warmup", type=int, default=1, help="unmeasured runs first (default 1)")
     p.add_argument("--json", action="store_true", help="print machine-readable results")
+    p.add_argument(
+        "--emu",
+        action="store_true",
+        help="instead: the real-packet router's capacity and accuracy (root; docs/emu.md)",
+    )
+    p.add_argument(
+        "--rates", default="100,500", metavar="MBPS", help="with --emu: link rates (100,500)"
+    )
+    p.add_argument(
+        "--seconds", type=float, default=3.0, help="with --emu: seconds per run (default 3)"
+    )
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("sweep", help="run a scenario over a grid of parameters and seeds")
