@@ -28,7 +28,7 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "maxnet",
         "host+link",
         "implemented",
-        "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price)",
+        "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price; pace = true paces)",
     ),
     Algorithm(
         "xcp",
