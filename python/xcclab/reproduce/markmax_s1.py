@@ -13,8 +13,6 @@ committed ``scenarios/markmax-s1-{mmb,mmt}-r*.toml`` (the DT ones come from mark
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from typing import Any
 from ..scenario import Scenario
 from . import _markmax_packet as mp
 from . import markmax_s1_dt as dt
+from ._scenario_cli import scenario_cli
 from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
 
 ID = "markmax-s1"
@@ -422,19 +421,7 @@ def _discussion(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m xcclab.reproduce.markmax_s1")
-    parser.add_argument("--write-scenarios", metavar="DIR", help="write the scenario TOML files")
-    parser.add_argument("--out", metavar="DIR", help="run the experiment into DIR")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    if args.write_scenarios:
-        for path in write_scenarios(args.write_scenarios):
-            print(path)
-    if args.out:
-        print(run(args.out, quick=args.quick, log=lambda m: print(m, file=sys.stderr)))
-    if not (args.write_scenarios or args.out):
-        parser.print_help()
-    return 0
+    return scenario_cli(__name__, write_scenarios, run, argv)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,12 @@ committed ``scenarios/markmax-s1-dt-r*.toml`` from :func:`scenario` (a test chec
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..scenario import Scenario, fmt_time
+from ._scenario_cli import scenario_cli
 from .report import (
     Comparison,
     atomic_dir,
@@ -566,19 +565,7 @@ def _discussion(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"python -m xcclab.reproduce.{__name__.split('.')[-1]}")
-    parser.add_argument("--write-scenarios", metavar="DIR", help="write the scenario TOML files")
-    parser.add_argument("--out", metavar="DIR", help="run the experiment into DIR")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    if args.write_scenarios:
-        for path in write_scenarios(args.write_scenarios):
-            print(path)
-    if args.out:
-        print(run(args.out, quick=args.quick, log=lambda m: print(m, file=sys.stderr)))
-    if not (args.write_scenarios or args.out):
-        parser.print_help()
-    return 0
+    return scenario_cli(__name__, write_scenarios, run, argv)
 
 
 if __name__ == "__main__":

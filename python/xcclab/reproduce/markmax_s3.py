@@ -12,15 +12,14 @@ committed ``scenarios/markmax-s3-{dt,mmb}.toml``.
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..scenario import Scenario
 from . import _markmax_packet as mp
+from ._scenario_cli import scenario_cli
 from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
 
 ID = "markmax-s3"
@@ -228,19 +227,7 @@ def _report(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m xcclab.reproduce.markmax_s3")
-    parser.add_argument("--write-scenarios", metavar="DIR", help="write the scenario TOML files")
-    parser.add_argument("--out", metavar="DIR", help="run the experiment into DIR")
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args(argv)
-    if args.write_scenarios:
-        for path in write_scenarios(args.write_scenarios):
-            print(path)
-    if args.out:
-        print(run(args.out, quick=args.quick, log=lambda m: print(m, file=sys.stderr)))
-    if not (args.write_scenarios or args.out):
-        parser.print_help()
-    return 0
+    return scenario_cli(__name__, write_scenarios, run, argv)
 
 
 if __name__ == "__main__":
