@@ -30,11 +30,12 @@ SETUP = Setup(
     notes=[
         "BFYZ runs with closed-loop RM cells (`closed_loop: true`: one cell in flight, the "
         "next when it is back and the 1 % budget allows), not its default steady stream of cells "
-        "(a constant fraction of the cells, several per round trip): at this scale the stream "
-        "costs some 4 times the events and would not fit the experiment's 15-minute budget on "
-        "this machine. On slbn-1a (Medium) the two are equally accurate: mean width of the "
-        "10th-90th percentile band of E_s 21.2 points closed loop, 19.8 open loop (SLBN 22.0); "
-        "docs/algorithms/bfyz.md.",
+        "(a constant fraction of the cells, several per round trip). On slbn-1a (Medium) the "
+        "stream costs 2.4 times the events (80.8 M against 34.4 M) for the same accuracy: mean "
+        "width of the 10th-90th percentile band of E_s 20.1 points with the stream, 21.2 closed "
+        "loop (SLBN 22.0), both exact at the end; at this scale it would add some 150 M events "
+        "and leave no margin in the experiment's 15-minute budget on this shared 2-core machine "
+        "(docs/algorithms/bfyz.md).",
     ],
 )
 
