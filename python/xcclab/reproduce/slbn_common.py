@@ -503,10 +503,19 @@ def _discussion(setup: Setup, measured: dict[str, dict[str, Any]], pending: list
                 if PAPER_RANK[a] < PAPER_RANK[b]:
                     ok = measured[a]["es_spread_avg"] < measured[b]["es_spread_avg"]
                     (agree if ok else disagree).append(f"{LABEL[a]} < {LABEL[b]}")
-        out.append(
-            f"- Of the {len(agree) + len(disagree)} pairs the paper ranks, {len(agree)} agree"
-            + (f"; these do not: {', '.join(disagree)}." if disagree else ".")
-        )
+        if agree or disagree:
+            out.append(
+                f"- Of the {len(agree) + len(disagree)} pairs the paper ranks, {len(agree)} agree"
+                + (f"; these do not: {', '.join(disagree)}." if disagree else ".")
+            )
+        else:
+            out.append(
+                "- The paper ranks "
+                + " and ".join(LABEL[p] for p in measured)
+                + " alike (equally accurate): no pair to order; their bands are "
+                + " and ".join(f"{fmt(measured[p]['es_spread_avg'], 2)}" for p in measured)
+                + " points wide."
+            )
     if pending:
         out.append(
             "- The ordering cannot be checked in full yet: "
