@@ -254,24 +254,36 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
     plt = _pyplot()
     written: list[str] = []
     for key, what in (("es", "sources"), ("ee", "bottlenecks")):
-        fig, ax = plt.subplots(figsize=(9, 4.5))
-        for i, (p, r) in enumerate(results.items()):
-            s = _window(r, setup.plot_from_s)
-            t = s["time_s"].to_numpy() * 1e6
-            mean = s[f"{key}_mean"].to_numpy()
-            lo, hi = s[f"{key}_p10"].to_numpy(), s[f"{key}_p90"].to_numpy()
-            color = f"C{i}"
-            ax.plot(t, mean, color=color, lw=1.2, label=f"{LABEL[p]} average")
-            # Percentile bars (the mean may lie outside them for skewed errors).
-            ax.vlines(
-                t + i * 2000, lo, hi, color=color, lw=0.7, label=f"{LABEL[p]} 10th,90th percentile"
-            )
-        ax.axhline(0, color="grey", lw=0.5)
-        ax.set_xlabel("microseconds")
-        ax.set_ylabel("% error")
-        ax.set_title(f"{setup.id}: error distribution at {what} (ours)")
-        ax.legend(fontsize=7, ncol=2)
-        ax.grid(True, lw=0.3)
+        # Top: every protocol's whole range; bottom: the paper's Fig. 3 range (-100 to 150 %),
+        # where the accurate protocols can be told apart.
+        fig, axes = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+        for ax, zoom in zip(axes, (False, True)):
+            for i, (p, r) in enumerate(results.items()):
+                s = _window(r, setup.plot_from_s)
+                t = s["time_s"].to_numpy() * 1e6
+                mean = s[f"{key}_mean"].to_numpy()
+                lo, hi = s[f"{key}_p10"].to_numpy(), s[f"{key}_p90"].to_numpy()
+                color = f"C{i}"
+                ax.plot(t, mean, color=color, lw=1.2, label=f"{LABEL[p]} average")
+                # Percentile bars (the mean may lie outside them for skewed errors).
+                ax.vlines(
+                    t + i * 2000,
+                    lo,
+                    hi,
+                    color=color,
+                    lw=0.7,
+                    label=f"{LABEL[p]} 10th,90th percentile",
+                )
+            ax.axhline(0, color="grey", lw=0.5)
+            ax.set_ylabel("% error")
+            ax.grid(True, lw=0.3)
+            if zoom:
+                ax.set_ylim(-100, 150)
+                ax.set_title("the same, -100 % to 150 % (the range of the paper's Fig. 3)")
+            else:
+                ax.set_title(f"{setup.id}: error distribution at {what} (ours)")
+                ax.legend(fontsize=7, ncol=2)
+        axes[-1].set_xlabel("microseconds")
         fig.tight_layout()
         written += [p.name for p in save_figure(fig, tmp, f"error-{what}")]
         plt.close(fig)
@@ -280,6 +292,8 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
         s = _window(r, setup.plot_from_s)
         q = s["max_queue_bits"].to_numpy() / (8 * PACKET_BYTES)
         ax.plot(s["time_s"].to_numpy() * 1e6, q, color=f"C{i}", lw=1, label=LABEL[p])
+    # Queues span six orders of magnitude between protocols: logarithmic above 10 packets.
+    ax.set_yscale("symlog", linthresh=10)
     ax.set_xlabel("microseconds")
     ax.set_ylabel(f"max queue (packets of {PACKET_BYTES} B)")
     ax.set_title(f"{setup.id}: largest queue of any link (ours)")
