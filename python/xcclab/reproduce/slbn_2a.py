@@ -33,9 +33,10 @@ SETUP = Setup(
         "(a constant fraction of the cells, several per round trip). On slbn-1a (Medium) the "
         "stream costs 2.4 times the events (80.8 M against 34.4 M) for the same accuracy: mean "
         "width of the 10th-90th percentile band of E_s 20.1 points with the stream, 21.2 closed "
-        "loop (SLBN 22.0), both exact at the end; at this scale it would add some 150 M events "
-        "and leave no margin in the experiment's 15-minute budget on this shared 2-core machine "
-        "(docs/algorithms/bfyz.md).",
+        "loop (SLBN 22.0), both exact at the end; at this scale the same ratio would add some "
+        "150 M events, about 6 minutes on the quiet machine and several times that under the "
+        "load other jobs put on this shared 2-core machine, against the experiment's 15-minute "
+        "budget (docs/algorithms/bfyz.md, docs/performance.md).",
     ],
 )
 

@@ -368,8 +368,10 @@ def _report(
         f"samples every {setup.sample_interval_s * 1e3:g} ms"
         + (f", figures and statistics from {setup.plot_from_s:g} s" if setup.plot_from_s else "")
         + ".",
-        "- Data are sent at 99 % of the assigned rate as fluid, control packets (68 B for SLBN) "
-        "one by one, within 1 % of the session's rate; unlimited queues (nothing is dropped).",
+        "- Data are sent at 99 % of the assigned rate as fluid, control packets one by one: "
+        "SLBN's (68 B) and ERICA's and BFYZ's RM cells (53 B) within 1 % of the session's rate, "
+        "both directions counted; COBB's one per period T; RCP's and PIQI-RCP's 40-B feedback "
+        "packet once per round trip. Unlimited queues (nothing is dropped).",
     ]
     lines += [f"- {n}" for n in setup.notes]
     lines += [""]
