@@ -42,7 +42,7 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "host+link",
         "implemented",
         "Dukkipati et al., Stanford ns-2 RCP v4 law with presets stanford (0.4/1), fct (0.1/1), "
-        "ns2 (0.4/0.4); paced sources with probes",
+        "ns2 (0.4/0.4); paced sources with probes; session protocol with fct (seed 004)",
     ),
     Algorithm(
         "piqi-rcp",
@@ -76,7 +76,8 @@ ALGORITHMS: tuple[Algorithm, ...] = (
         "host+link",
         "reconstructed",
         "Bartal et al. Algorithmica 2002, abstract only: frugal consistent marking"
-        " (O(1) per RM cell, per-session state) rebuilt; see docs/algorithms/bfyz.md",
+        " (O(1) per RM cell, per-session state, both passes of each cell as Charny's) rebuilt;"
+        " see docs/algorithms/bfyz.md",
     ),
     Algorithm(
         "cobb",

@@ -117,6 +117,9 @@ fn within<P: SessionProtocol>(params: Value, secs: f64, lo: f64, hi: f64) {
 #[test]
 fn bfyz_small_networks_exact() {
     within::<Bfyz>(Value::Null, 2.0, 1.0 - 1e-9, 1.0 + 1e-9);
+    // The earlier return passes converge here too (they differ under mass arrival).
+    within::<Bfyz>(json!({ "link": { "return_pass": "mark" } }), 2.0, 1.0 - 1e-9, 1.0 + 1e-9);
+    within::<Bfyz>(json!({ "link": { "return_pass": "ignore" } }), 2.0, 1.0 - 1e-9, 1.0 + 1e-9);
     within::<Bfyz>(json!({ "closed_loop": true }), 3.0, 1.0 - 1e-9, 1.0 + 1e-9);
     within::<Bfyz>(json!({ "link": { "floor_c_over_n": false } }), 2.0, 1.0 - 1e-9, 1.0 + 1e-9);
 }
@@ -169,11 +172,13 @@ fn departures_free_bandwidth_for_the_rest() {
     check("erica", final_rates::<Erica>(&Value::Null, &net, sessions(), 3.0), 0.99, 1.1 / DATA_SHARE * 1.01);
 }
 
-/// A random transit-stub network with 300 sessions and no churn, RM cells closed loop (one in
-/// flight: the open-loop default costs ~40 times the events): after 4 s BFYZ's rates are
-/// within 0.1 % of the oracle for at least 95 % of the sessions and within 2 % for all.
-/// (With 1,000 sessions it is slower and not complete: 92 % within 0.1 % at 8 s, 98 % at 16 s
-/// but one session still 38 % off; docs/algorithms/bfyz.md, known issues.)
+/// A random transit-stub network with 1,000 sessions arriving within 0.3 s and no churn, RM
+/// cells closed loop (one in flight: the open-loop default costs ~40 times the events): after
+/// 8 s every BFYZ rate is the oracle's max-min rate up to float rounding. (Measured: 96 % within
+/// 0.1 % at 1 s, 99 % at 4 s, all exact at 8 s. Before the return pass stamped ER, 92 % were
+/// within 0.1 % at 8 s and one session was 38 % off at 16 s; with open-loop cells 94-99.8 % are
+/// within 0.1 % from 4 s to 12 s but single sessions keep moving by up to 10-18 %:
+/// docs/algorithms/bfyz.md.)
 #[test]
 fn bfyz_transit_stub_network() {
     let p = TransitStubParams {
@@ -186,16 +191,117 @@ fn bfyz_transit_stub_network() {
     };
     let net = transit_stub(&p, 11).unwrap();
     let spec = WorkloadSpec {
-        arrivals: vec![Window { count: 300, from_s: 0.0, to_s: 0.3 }],
+        arrivals: vec![Window { count: 1000, from_s: 0.0, to_s: 0.3 }],
         departures: vec![],
         size: None,
         demand_bps: None,
     };
     let sessions = generate(&spec, &net, 11).unwrap();
-    let r = final_rates::<Bfyz>(&json!({ "closed_loop": true }), &net, sessions, 4.0);
-    let err: Vec<f64> = r.iter().map(|(got, want)| ((got - want) / want).abs()).collect();
-    let close = err.iter().filter(|e| **e <= 1e-3).count();
-    assert!(close * 100 >= 95 * err.len(), "only {close} of {} within 0.1 %", err.len());
-    let worst = err.iter().cloned().fold(0.0, f64::max);
-    assert!(worst <= 0.02, "worst session off by {:.2} %", 100.0 * worst);
+    let r = final_rates::<Bfyz>(&json!({ "closed_loop": true }), &net, sessions, 8.0);
+    assert_eq!(r.len(), 1000);
+    let worst = r.iter().map(|(got, want)| ((got - want) / want).abs()).fold(0.0, f64::max);
+    assert!(worst <= 1e-9, "worst session off by {:.3e}", worst);
+}
+
+/// RCP (seed 004's alpha 0.1, beta 1) through feedback packets. Its fixed point is "every
+/// bottleneck's input equals its capacity, no queue": data is 99 % of the rate and the feedback
+/// packets add a little, so rates sit up to 1/0.99 times max-min (+1 %), less the feedback's
+/// share; 1 % of slack each way for the per-interval measurement (measured after 20 s:
+/// +0.2 % to +0.9 %). Slow to get there: alpha 0.1 and ns-2's average RTT, which starts at
+/// 200 ms and falls only slowly towards these networks' few-millisecond RTTs, give T/d = 0.05
+/// and a rate step of at most 0.5 % per 10 ms (8 s: still 6-14 % below, 12 s: within 1 %).
+#[test]
+fn rcp_small_networks_at_its_fixed_point() {
+    use xcc_core::session::rcp::Rcp;
+    within::<Rcp>(Value::Null, 20.0, 0.99, 1.0 / DATA_SHARE + 0.01);
+}
+
+/// RCP: departures free bandwidth without any signalling (the links measure their input).
+#[test]
+fn rcp_departures() {
+    use xcc_core::session::rcp::Rcp;
+    let mut s = Sessions::default();
+    for i in 0..6 {
+        add(&mut s, i % 2, 2, i as u64, INF);
+    }
+    s.stop[0] = Some(Time::ZERO + Dur::from_ms(300));
+    s.stop[3] = Some(Time::ZERO + Dur::from_ms(400));
+    let r = final_rates::<Rcp>(&Value::Null, &chain(&[20e6, 100e6]), s, 20.0);
+    let want = [40e6, 10e6, 10e6, 40e6];
+    assert_eq!(r.len(), 4);
+    for ((got, oracle), w) in r.iter().zip(want) {
+        assert!((oracle - w).abs() <= 1e-9 * w);
+        assert!(*got >= 0.99 * w && *got <= (1.0 / DATA_SHARE + 0.01) * w, "{r:?}");
+    }
+}
+
+/// Same seed, same run: every sample and every final rate identical (RCP and the fixed BFYZ
+/// on a transit-stub network with arrivals and departures).
+#[test]
+fn rcp_and_bfyz_runs_are_deterministic() {
+    use xcc_core::session::rcp::Rcp;
+    let p = TransitStubParams {
+        transit_domains: 1,
+        transit_routers_per_domain: 3,
+        stubs_per_transit_router: 2,
+        routers_per_stub: 3,
+        hosts_per_stub_router: 50,
+        ..TransitStubParams::medium()
+    };
+    let net = transit_stub(&p, 5).unwrap();
+    let spec = WorkloadSpec {
+        arrivals: vec![Window { count: 150, from_s: 0.0, to_s: 0.2 }],
+        departures: vec![Window { count: 30, from_s: 0.3, to_s: 0.5 }],
+        size: None,
+        demand_bps: None,
+    };
+    let settings = RunSettings {
+        duration: Time::ZERO + Dur::from_secs(1),
+        sample_interval: Dur::from_ms(100),
+        data_share: DATA_SHARE,
+        record_final: true,
+    };
+    fn key(o: &xcc_sim::session::SessionOutput) -> Vec<u64> {
+        let s = &o.samples;
+        [&s.es_mean, &s.es_p10, &s.es_p90, &s.ee_mean, &s.ee_max, &s.max_queue_bits, &o.finals.rate_bps]
+            .iter()
+            .flat_map(|v| v.iter().map(|x| x.to_bits()))
+            .chain([o.stats.events, o.stats.control_packets])
+            .collect()
+    }
+    let go = |name: &str| {
+        let sessions = generate(&spec, &net, 5).unwrap();
+        let o = match name {
+            "rcp" => run::<Rcp>(&Value::Null, &net, sessions, settings.clone(), None),
+            _ => run::<Bfyz>(&Value::Null, &net, sessions, settings.clone(), None),
+        };
+        key(&o.unwrap())
+    };
+    for name in ["rcp", "bfyz"] {
+        let a = go(name);
+        assert!(a.len() > 10);
+        assert_eq!(a, go(name), "{name}");
+    }
+}
+
+/// RCP's parameters are strict: a preset by name, nothing else unknown.
+#[test]
+fn rcp_parameters_are_checked() {
+    use xcc_core::session::rcp::Rcp;
+    let (net, sessions) = {
+        let mut s = Sessions::default();
+        add(&mut s, 0, 1, 0, INF);
+        (chain(&[10e6]), s)
+    };
+    let settings = RunSettings {
+        duration: Time::ZERO + Dur::from_ms(100),
+        sample_interval: Dur::from_ms(50),
+        data_share: DATA_SHARE,
+        record_final: false,
+    };
+    for (params, field) in [(json!({ "preset": "xcp" }), "preset"), (json!({ "alpha": 0.2 }), "alpha")] {
+        let e = run::<Rcp>(&params, &net, sessions.clone(), settings.clone(), None).err().unwrap();
+        assert!(e.contains("protocol_params") && e.contains(field), "{e}");
+    }
+    assert!(run::<Rcp>(&json!({ "preset": "stanford" }), &net, sessions, settings, None).is_ok());
 }

@@ -150,3 +150,4 @@ pub trait SessionProtocol {
 // Closed-loop rate protocols adapted to session experiments (seed 004's RCP-family baselines).
 pub mod feedback;
 pub mod piqi_rcp;
+pub mod rcp;

@@ -122,7 +122,8 @@ mod tests {
         let r0 = l.rate_bps();
         assert_eq!(r0, 0.05 * 1e9);
         let hop = |dir| Hop { session: 0, link: 0, index: 0, path_len: 1, dir };
-        let mut pkt = FeedbackPacket { rate: f64::INFINITY, rtt_us: 20_000, sent_at: Time::ZERO, echoed: false };
+        let mut pkt =
+            FeedbackPacket { rate: f64::INFINITY, rtt_us: 20_000, sent_at: Time::ZERO, echoed: false, data_bits: 0.0 };
         l.on_packet(Time::ZERO, hop(Direction::Downstream), &mut pkt);
         assert_eq!(pkt.rate, r0);
         let mut up = FeedbackPacket { rate: 1.0, echoed: true, ..pkt };

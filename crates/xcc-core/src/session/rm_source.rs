@@ -2,7 +2,11 @@
 //! 7.5 allows for these comparisons): the allowed cell rate `ACR` is `min(ER, demand)` from the
 //! latest backward RM cell; RM cells go out in proportion to the data, here within the
 //! session's control budget (about 1 % of its rate, seed 004), each carrying `CCR = ACR` and
-//! `ER = demand` (the PCR). With `closed_loop` (an option; the papers' RM cells are a constant
+//! `ER = demand` (the PCR). The budget pays for both cells of an RM cell's round trip: the
+//! forward cell and the backward cell the destination turns it into (which queues on the
+//! reverse path), as SLBN's budget pays for a Probe and its ProbeAck. Counting the forward cell
+//! alone let a converged bottleneck carry 99 % data, 1 % forward cells and the backward cells
+//! of the sessions going the other way: its queue then grew for as long as a run lasted. With `closed_loop` (an option; the papers' RM cells are a constant
 //! fraction of the cells) one cell is in flight at a time, the next leaving when it is back and
 //! the budget allows, like SLBN's Probe cycles.
 //! Before the first answer the source has no rate and sends no data;
@@ -18,6 +22,9 @@ use super::budget::ControlBudget;
 use super::rm_cell::{RmCell, RmKind};
 use super::SourceTask;
 use crate::time::Time;
+
+/// Cells per RM round trip that the budget pays for (forward and backward).
+const CELLS_PER_RM: u32 = 2;
 
 #[derive(Clone, Debug)]
 pub struct RmSource {
@@ -79,7 +86,7 @@ impl SourceTask for RmSource {
         }
         self.acr = Some(cell.er.min(self.demand));
         if self.next_rm.is_none() {
-            self.next_rm = Some(self.budget.next_allowed(self.last_sent, self.acr).max(now));
+            self.next_rm = Some(self.budget.next_cycle(self.last_sent, self.acr, CELLS_PER_RM).max(now));
         }
     }
 
@@ -96,7 +103,9 @@ impl SourceTask for RmSource {
                 self.last_sent = now;
                 // Paced by the budget while there is a rate; without one, wait for the answer.
                 self.next_rm = match self.acr {
-                    Some(r) if r > 0.0 && !self.closed_loop => Some(self.budget.next_allowed(now, self.acr)),
+                    Some(r) if r > 0.0 && !self.closed_loop => {
+                        Some(self.budget.next_cycle(now, self.acr, CELLS_PER_RM))
+                    }
                     _ => None,
                 };
                 Some(RmCell { kind: RmKind::Rm, ccr: self.acr.unwrap_or(0.0), er: self.demand })
@@ -134,7 +143,8 @@ mod tests {
     }
 
     /// Join sends one RM cell at once (CCR 0, ER = demand) and waits; the answer sets ACR and
-    /// starts the budget clock: 53-byte cells at 1 % of 10 Mb/s leave every 4.24 ms.
+    /// starts the budget clock: 53-byte cells, each paying for itself and its backward cell,
+    /// at 1 % of 10 Mb/s leave every 2 x 424 bits / 100 kb/s = 8.48 ms.
     #[test]
     fn join_then_paced_rm_cells() {
         let mut s = RmSource::new(ControlBudget { fraction: 0.01, packet_bytes: 53 }, false);
@@ -148,7 +158,7 @@ mod tests {
         assert_eq!(s.next_wakeup(), Some(ms(10)), "the budget since t = 0 is long paid");
         let c = s.poll_transmit(ms(10)).unwrap();
         assert_eq!((c.ccr, c.er), (10e6, 50e6));
-        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(4240)));
+        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(8480)));
         // An answer larger than the demand is capped by it.
         s.on_packet(ms(11), RmCell { kind: RmKind::Rm, ccr: 10e6, er: 80e6 });
         assert_eq!(s.rate(), Some(50e6));
@@ -164,7 +174,7 @@ mod tests {
         assert!(s.poll_transmit(ms(10)).is_some());
         assert_eq!(s.next_wakeup(), None, "waits for the answer, not for the budget");
         s.on_packet(ms(12), RmCell { kind: RmKind::Rm, ccr: 10e6, er: 10e6 });
-        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(4240)), "then the budget");
+        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(8480)), "then the budget");
     }
 
     /// An answer of 0 leaves nothing to pace by: one cell outstanding at a time (no flood).
@@ -179,7 +189,7 @@ mod tests {
         assert_eq!(s.poll_transmit(ms(10)), None);
         assert_eq!(s.next_wakeup(), None);
         s.on_packet(ms(20), RmCell { kind: RmKind::Rm, ccr: 0.0, er: 5e6 });
-        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(10_240)), "64 B at 1 % of 5 Mb/s after the last");
+        assert_eq!(s.next_wakeup(), Some(ms(10) + Dur::from_us(20_480)), "2 x 64 B at 1 % of 5 Mb/s after the last");
     }
 
     #[test]

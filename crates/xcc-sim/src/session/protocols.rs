@@ -7,11 +7,12 @@ use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
 use xcc_core::session::erica::Erica;
 use xcc_core::session::piqi_rcp::PiqiRcp;
+use xcc_core::session::rcp::Rcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 
 /// Names accepted in `protocol` (keep in step with the match below).
-pub const PROTOCOLS: &[&str] = &["slbn", "piqi_rcp", "erica", "bfyz", "cobb"];
+pub const PROTOCOLS: &[&str] = &["slbn", "rcp", "piqi_rcp", "erica", "bfyz", "cobb"];
 
 /// Runs `name` with its parameters (a JSON object, `null` for the defaults).
 pub fn run_protocol(
@@ -24,6 +25,7 @@ pub fn run_protocol(
 ) -> Result<SessionOutput, String> {
     match name {
         "slbn" => run::<Slbn>(params, net, sessions, settings, progress),
+        "rcp" => run::<Rcp>(params, net, sessions, settings, progress),
         "piqi_rcp" => run::<PiqiRcp>(params, net, sessions, settings, progress),
         "erica" => run::<Erica>(params, net, sessions, settings, progress),
         "bfyz" => run::<Bfyz>(params, net, sessions, settings, progress),

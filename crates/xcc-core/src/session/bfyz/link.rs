@@ -9,26 +9,31 @@
 //! Consistent marking (Charny) keeps, per session, the rate it was last seen at and a mark
 //! "restricted elsewhere"; the link advertises `mu = (C - sum of marked rates) / #unmarked`,
 //! and after each update re-marks *every* session (O(n)). The frugal version re-marks only the
-//! session whose RM cell is being processed:
+//! session whose RM cell is being processed, in both directions of the cell, as Charny's
+//! algorithm processes every RM cell "both in forward and reverse directions":
 //!
 //! ```text
-//! on the RM cell of session s carrying (CCR, ER):
+//! on the RM cell of session s carrying (CCR, ER), downstream:
 //!   take s out of the aggregates (N_u or S_m) if it was known, else N += 1
 //!   mu_s = (C - S_m) / (N_u + 1)          s's share if it were restricted here
 //!   mu_s = max(mu_s, C / N)               (option, on by default) a share never below C/N
 //!   if 0 < CCR < mu_s: s is marked (restricted elsewhere): S_m += CCR
 //!   else:              s is unmarked (restricted here, or new and wanting a share): N_u += 1
 //!   record CCR for s;  ER = min(ER, mu_s)
-//! on the same cell coming back upstream with its final ER (option, on by default):
-//!   the same update with CCR := ER (the rate s will send at) and nothing lowered
-//! on Leave(s): N -= 1 and take s out of the aggregates
+//! on the same cell coming back upstream (if the link knows s):
+//!   the same update with CCR := ER (the rate s will send at), and ER = min(ER, mu_s)
+//! on Close(s): N -= 1 and take s out of the aggregates
 //! ```
 //!
-//! Marking by the returning ER tells every link a session's new rate one round trip before
-//! its CCR would (in ATM terms: the switch also reads backward RM cells). Marking by CCR alone
-//! also converges on the small networks, but on a transit-stub network with a thousand
-//! sessions it overshoots, builds queues, and takes several times longer
-//! (docs/algorithms/bfyz.md).
+//! The way back re-marks the session by the rate it is about to get (one round trip before its
+//! CCR would show it) and lowers that rate to the link's share *as it is when the cell comes
+//! back*. The second part is what keeps mass arrivals in check: a share handed out on the way
+//! down is stale by the time the cell returns if other sessions joined the link meanwhile (the
+//! k-th of n sessions arriving together is offered C/k on the way down, C/n on the way back;
+//! without the second stamp a link hands out C (1 + 1/2 + ... + 1/n) in all, and the queues this
+//! builds hold back every later RM cell). SLBN's ProbeAck recomputes its share on the way up for
+//! the same reason (seed 004, Fig. 2 lines 27-39). docs/algorithms/bfyz.md has the measurements;
+//! [`BfyzReturnPass`] keeps the earlier variants (no return pass; marking only) for comparison.
 //!
 //! At the max-min point every session bottlenecked at the link has `CCR = mu_s`, every other
 //! `CCR < mu_s`, so nothing moves; marking at equality is value-neutral (a session marked with
@@ -52,14 +57,25 @@ use serde::Deserialize;
 pub struct BfyzConfig {
     /// Never advertise less than C / N (see the module comment).
     pub floor_c_over_n: bool,
-    /// Also re-mark the session on the backward pass with the explicit rate the cell brings
-    /// back (its next rate), one round trip before its CCR would show it.
-    pub mark_on_return: bool,
+    /// What the link does with a cell on its way back to the source.
+    pub return_pass: BfyzReturnPass,
+}
+
+/// The backward pass of an RM cell at a link (module docs).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BfyzReturnPass {
+    /// Nothing: links act on forward cells only.
+    Ignore,
+    /// Re-mark the session by the explicit rate the cell brings back; the rate is not lowered.
+    Mark,
+    /// Re-mark it and lower the explicit rate to the link's current share (the default).
+    MarkAndStamp,
 }
 
 impl Default for BfyzConfig {
     fn default() -> Self {
-        BfyzConfig { floor_c_over_n: true, mark_on_return: true }
+        BfyzConfig { floor_c_over_n: true, return_pass: BfyzReturnPass::MarkAndStamp }
     }
 }
 
@@ -153,17 +169,21 @@ impl BfyzLink {
 impl LinkTask for BfyzLink {
     type Packet = RmCell;
 
-    /// The marking runs on the forward pass (the cell's CCR is the rate to mark by); the
-    /// backward pass carries the ER home untouched.
+    /// Forward cells are marked by their CCR and stamped; backward cells as
+    /// [`BfyzConfig::return_pass`] says, by the ER they carry home.
     fn on_packet(&mut self, _now: Time, hop: Hop, cell: &mut RmCell) -> Forward {
         match (cell.kind, hop.dir) {
             (RmKind::Rm, Direction::Downstream) => cell.er = self.on_rm(hop.session, cell.ccr, cell.er),
             // Only a session the link knows: a cell still coming back after the session's
             // Close went down must not bring its state back.
-            (RmKind::Rm, Direction::Upstream)
-                if self.cfg.mark_on_return && self.sessions.contains_key(&hop.session) =>
-            {
-                self.on_rm(hop.session, cell.er, f64::INFINITY);
+            (RmKind::Rm, Direction::Upstream) if self.sessions.contains_key(&hop.session) => {
+                match self.cfg.return_pass {
+                    BfyzReturnPass::Ignore => {}
+                    BfyzReturnPass::Mark => {
+                        self.on_rm(hop.session, cell.er, f64::INFINITY);
+                    }
+                    BfyzReturnPass::MarkAndStamp => cell.er = self.on_rm(hop.session, cell.er, cell.er),
+                }
             }
             (RmKind::Rm, Direction::Upstream) => {}
             (RmKind::Close, _) => self.on_leave(hop.session),
@@ -246,7 +266,8 @@ mod tests {
     #[test]
     fn the_c_over_n_floor_bounds_transient_shares() {
         let mut with = BfyzLink::new(BfyzConfig::default(), 12.0);
-        let mut without = BfyzLink::new(BfyzConfig { floor_c_over_n: false, mark_on_return: false }, 12.0);
+        let mut without =
+            BfyzLink::new(BfyzConfig { floor_c_over_n: false, return_pass: BfyzReturnPass::Ignore }, 12.0);
         for l in [&mut with, &mut without] {
             // Two sessions marked at 5 each (stale), then a third arrives.
             l.on_rm(1, 5.0, INF);
@@ -270,7 +291,7 @@ mod tests {
         assert_eq!((cell.er, l.aggregates()), (12.0, (1, 0.0)));
         cell.er = 3.0; // lowered downstream of this link
         l.on_packet(Time::ZERO, hop(Direction::Upstream), &mut cell);
-        assert_eq!(cell.er, 3.0, "the way back lowers nothing");
+        assert_eq!(cell.er, 3.0, "the share here (12) is above what it brings");
         assert_eq!(l.aggregates(), (0, 3.0));
         assert_eq!(l.on_rm(2, 0.0, INF), 9.0);
         let mut close = RmCell { kind: RmKind::Close, ccr: 0.0, er: 0.0 };
@@ -280,6 +301,38 @@ mod tests {
         let mut late = RmCell { kind: RmKind::Rm, ccr: 3.0, er: 3.0 };
         l.on_packet(Time::ZERO, hop(Direction::Upstream), &mut late);
         assert_eq!((l.sessions(), l.aggregates()), (1, (1, 0.0)));
+    }
+
+    /// Mass arrival on one link, C = 12, four greedy sessions whose forward cells all pass
+    /// before any comes back (hand computation). Down: s_k is new, unmarked, offered
+    /// 12 / k: 12, 6, 4, 3. Back (in the same order), each carrying its offer: s_k out
+    /// (N_u 3), mu = 12 / 4 = 3; its ER >= 3, so it stays unmarked and, with the stamp, goes home
+    /// with 3. Without it the ERs that come home sum to 12 (1 + 1/2 + 1/3 + 1/4) = 25: a
+    /// twofold overload before a single cell has taken the arrivals into account.
+    #[test]
+    fn mass_arrival_is_stamped_with_the_share_on_the_way_back() {
+        let hop = |s, dir| Hop { session: s, link: 0, index: 0, path_len: 1, dir };
+        let mut home = Vec::new();
+        for pass in [BfyzReturnPass::MarkAndStamp, BfyzReturnPass::Mark, BfyzReturnPass::Ignore] {
+            let mut l = BfyzLink::new(BfyzConfig { return_pass: pass, ..BfyzConfig::default() }, 12.0);
+            let mut cells: Vec<RmCell> = (1..=4)
+                .map(|s| {
+                    let mut c = RmCell { kind: RmKind::Rm, ccr: 0.0, er: INF };
+                    l.on_packet(Time::ZERO, hop(s, Direction::Downstream), &mut c);
+                    c
+                })
+                .collect();
+            assert_eq!(cells.iter().map(|c| c.er).collect::<Vec<_>>(), [12.0, 6.0, 4.0, 3.0]);
+            for (s, c) in (1..=4).zip(cells.iter_mut()) {
+                l.on_packet(Time::ZERO, hop(s, Direction::Upstream), c);
+            }
+            home.push(cells.iter().map(|c| c.er).collect::<Vec<_>>());
+            assert_eq!(l.sessions(), 4);
+        }
+        assert_eq!(home[0], [3.0, 3.0, 3.0, 3.0]);
+        assert_eq!(home[1], [12.0, 6.0, 4.0, 3.0]);
+        assert_eq!(home[1].iter().sum::<f64>(), 25.0);
+        assert_eq!(home[2], home[1]);
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! BFYZ (Bartal, Farach-Colton, Yooseph, Zhang; Algorithmica 2002), seed 004's second
 //! per-session-state baseline, **reconstructed** (only the abstract could be read): the frugal
-//! consistent-marking link task of [`link`] on the forward pass of RM cells, the ABR source of
+//! consistent-marking link task of [`link`] on both passes of RM cells, the ABR source of
 //! [`crate::session::rm_source`]. See docs/algorithms/bfyz.md.
 
 pub mod link;
 
-pub use link::{BfyzConfig, BfyzLink};
+pub use link::{BfyzConfig, BfyzLink, BfyzReturnPass};
 
 use super::budget::ControlBudget;
 use super::rm_cell::RmCell;

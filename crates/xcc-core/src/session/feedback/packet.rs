@@ -12,6 +12,10 @@ pub struct FeedbackPacket {
     pub sent_at: Time,
     /// False on the way down, true once bounced by the destination.
     pub echoed: bool,
+    /// Data the session sent since its previous feedback packet, bits (0 for the first): what
+    /// the data packets this packet stands for would have carried, so that a link can weight
+    /// the RTT by bytes as RCP does (PIQI-RCP does not use it).
+    pub data_bits: f64,
 }
 
 impl FeedbackPacket {

@@ -10,6 +10,8 @@ pub struct FeedbackSource {
     rate: Option<f64>,
     rtt_us: u32,
     pending: Option<FeedbackPacket>,
+    /// When the previous feedback packet left (for `data_bits`).
+    last_sent: Option<Time>,
     left: bool,
 }
 
@@ -18,8 +20,15 @@ impl FeedbackSource {
         FeedbackSource { demand: f64::INFINITY, ..Default::default() }
     }
 
-    fn request(&mut self, now: Time) {
-        self.pending = Some(FeedbackPacket { rate: self.demand, rtt_us: self.rtt_us, sent_at: now, echoed: false });
+    /// The next packet; the session sent at `rate_since` since the previous one left.
+    fn request(&mut self, now: Time, rate_since: Option<f64>) {
+        let data_bits = match (self.last_sent, rate_since) {
+            (Some(t), Some(r)) => r * now.saturating_since(t).as_secs_f64(),
+            _ => 0.0,
+        };
+        self.last_sent = Some(now);
+        self.pending =
+            Some(FeedbackPacket { rate: self.demand, rtt_us: self.rtt_us, sent_at: now, echoed: false, data_bits });
     }
 }
 
@@ -29,7 +38,7 @@ impl SourceTask for FeedbackSource {
     /// Like RCP's SYN: the first request goes at once; data flow once its answer is back.
     fn join(&mut self, now: Time, demand: f64) {
         self.demand = demand;
-        self.request(now);
+        self.request(now, None);
     }
 
     /// The flow simply stops: nothing to withdraw at the links (they measure their input).
@@ -46,9 +55,10 @@ impl SourceTask for FeedbackSource {
         if self.left {
             return;
         }
+        let rate_since = self.rate;
         self.rate = Some(p.rate.min(self.demand));
         self.rtt_us = ((now.as_ns().saturating_sub(p.sent_at.as_ns())) / 1_000).min(u32::MAX as u64) as u32;
-        self.request(now);
+        self.request(now, rate_since);
     }
 
     fn poll_transmit(&mut self, _now: Time) -> Option<FeedbackPacket> {
@@ -83,6 +93,11 @@ mod tests {
         assert_eq!(s.rate(), Some(5e6));
         let q = s.poll_transmit(Time::from_ns(30_000_000)).unwrap();
         assert_eq!((q.rtt_us, q.sent_at, q.echoed), (30_000, Time::from_ns(30_000_000), false));
+        // No data went before the first answer; the third packet stands for 30 ms at 5 Mb/s.
+        assert_eq!((p.data_bits, q.data_bits), (0.0, 0.0));
+        s.on_packet(Time::from_ns(60_000_000), FeedbackPacket { rate: 4e6, echoed: true, ..q });
+        let r = s.poll_transmit(Time::from_ns(60_000_000)).unwrap();
+        assert_eq!((s.rate(), r.data_bits), (Some(4e6), 150_000.0));
         s.leave(Time::from_ns(31_000_000));
         assert!(s.is_finished());
     }
