@@ -137,7 +137,7 @@ def index_existing(
             log(f"{e.id}: no {out / e.id / 'metrics.json'}; listed as not run")
             claim = getattr(e.load(), "CLAIM", None) or e.title
             rows.append(Row(e, claim, "-", "not run", None, [], None))
-    note = "index over existing reports (`xcc reproduce --index`)"
+    note = "`xcc reproduce --index` (over the reports already there)"
     write_text_atomic(out / "index.md", render_markdown(rows, False, note))
     write_text_atomic(out / "index.html", render_html(rows, False, note))
     return Reproduction(out / "index.md", out / "index.html", rows)
