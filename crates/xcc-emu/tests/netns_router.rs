@@ -87,13 +87,16 @@ fn two_hosts_through_the_tun_router() {
     let ((rtts, sink, sent), router, counters) = with_router(plan, |p| {
         let ns_a = p.hosts[0].path();
         let ns_b = p.hosts[1].path();
-        // RTT: small UDP probes to an echo in b.
+        // RTT: small UDP probes to an echo in b, with the CPUs kept out of idle (a halted vCPU
+        // of this VM wakes a few hundred microseconds late: `sys::KeepAwake`).
+        let awake = sys::KeepAwake::start();
         let echo = sys::in_netns(&ns_b, || UdpSocket::bind(addr(p, 1, 7000))).unwrap();
         let echo_thread = thread::spawn(move || apps::udp_echo(echo));
         let client = sys::in_netns(&ns_a, || UdpSocket::bind(addr(p, 0, 7001))).unwrap();
         let rtts = apps::udp_ping(&client, addr(p, 1, 7000), 20, 64, Duration::from_millis(10)).unwrap();
         client.send_to(&[], addr(p, 1, 7000)).unwrap();
         echo_thread.join().unwrap().unwrap();
+        drop(awake);
         // Bulk TCP a -> b for 4 s.
         let listener = sys::in_netns(&ns_b, || TcpListener::bind(addr(p, 1, 5001))).unwrap();
         let sink = thread::spawn(move || apps::tcp_sink(listener));
