@@ -181,7 +181,6 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
             ..NewRenoConfig::default()
         })),
         Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart, pace } => {
-            let shim = CongestionHeader::MaxNet(MaxNetHeader::default()).wire_len() as u32;
             AnyController::MaxNet(MaxNet::new(MaxNetConfig {
                 x_max_bps,
                 t_s,
@@ -191,30 +190,32 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
                 maxstart,
                 mss_bytes: t.mss_bytes,
                 pace,
-                packet_bytes: t.mss_bytes + t.header_bytes + shim,
+                packet_bytes: full_packet_bytes(t, CongestionHeader::MaxNet(MaxNetHeader::default())),
             }))
         }
         Cc::Xcp => AnyController::Xcp(Xcp::new(XcpConfig { mss_bytes: t.mss_bytes, ..XcpConfig::default() })),
-        Cc::Rcp => {
-            let shim = xcc_core::wire::CongestionHeader::Rcp(Default::default()).wire_len() as u32;
-            AnyController::Rcp(Rcp::new(RcpConfig {
-                mss_bytes: t.mss_bytes,
-                packet_bytes: t.mss_bytes + t.header_bytes + shim,
-                ..RcpConfig::default()
-            }))
-        }
+        Cc::Rcp => AnyController::Rcp(Rcp::new(RcpConfig {
+            mss_bytes: t.mss_bytes,
+            packet_bytes: full_packet_bytes(t, CongestionHeader::Rcp(Default::default())),
+            ..RcpConfig::default()
+        })),
         Cc::PiqiRcp => AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes })),
         Cc::JetMax { tau, probe_wait_ns } => {
-            // A full-size packet on the wire: the share each packet stands for.
-            let shim = CongestionHeader::JetMax(JetMaxHeader::default()).wire_len() as u32;
             AnyController::JetMax(JetMax::new(JetMaxConfig {
                 tau,
-                packet_bytes: t.mss_bytes + t.header_bytes + shim,
+                // A full-size packet on the wire: the share each packet stands for.
+                packet_bytes: full_packet_bytes(t, CongestionHeader::JetMax(JetMaxHeader::default())),
                 mss_bytes: t.mss_bytes,
                 probe_wait: Dur(probe_wait_ns),
             }))
         }
     }
+}
+
+/// Bytes of a full data packet on the wire: payload, headers and the protocol's shim (what
+/// rate-based sources space their packets by).
+fn full_packet_bytes(t: &model::Transport, shim: CongestionHeader) -> u32 {
+    t.mss_bytes + t.header_bytes + shim.wire_len() as u32
 }
 
 /// The receiver's echoer of a flow; `two_way_delay` is the path's round-trip propagation delay

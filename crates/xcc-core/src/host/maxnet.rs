@@ -136,6 +136,11 @@ impl MaxNet {
         self.xi
     }
 
+    /// Pacing applies: the option is on and the source has a rate (after the first echo).
+    fn paced(&self) -> bool {
+        self.cfg.pace && self.phase != Phase::Probing && self.tau > 0.0
+    }
+
     fn price_law(&mut self, now: Time, q: f64) {
         let c = &self.cfg;
         let dt = now.saturating_since(self.last_update).as_secs_f64();
@@ -211,7 +216,7 @@ impl Controller for MaxNet {
     fn window_bytes(&self) -> u64 {
         let floor = self.cfg.mss_bytes as u64;
         let w = ((self.window_bits / 8.0) as u64).max(floor);
-        if self.pacing_rate_bps().is_some() {
+        if self.paced() {
             // Headroom: the pacer sets the rate, not the window's granularity.
             w + 2 * floor
         } else {
@@ -229,7 +234,7 @@ impl Controller for MaxNet {
     /// flow paced at a near-zero rate (MaxStart on a full path starts at its tiny spare
     /// capacity) would otherwise never hear the price again.
     fn pacing_rate_bps(&self) -> Option<f64> {
-        if !self.cfg.pace || self.phase == Phase::Probing || self.tau <= 0.0 {
+        if !self.paced() {
             return None;
         }
         let wire = self.cfg.packet_bytes as f64 * 8.0;
