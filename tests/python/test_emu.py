@@ -14,7 +14,7 @@ from xcclab.cli import main
 
 SCENARIO = """
 name = "emu-maxnet-short"
-duration = "3s"
+duration = "4s"
 [[host]]
 name = "a"
 [[host]]
@@ -76,13 +76,26 @@ def test_emu_without_scenario_is_bad_input(capsys):
     assert "SCENARIO" in capsys.readouterr().err
 
 
+def _steady_rates(result) -> list[float]:
+    """The flow's delivery rate (bit/s) in each metrics interval that ends after 1 s."""
+    fs = result.flow_series.sort("time_s")
+    t, b = fs["time_s"].to_list(), fs["delivered_bytes"].to_list()
+    return [8 * (b[i] - b[i - 1]) / (t[i] - t[i - 1]) for i in range(1, len(t)) if t[i] > 1.1]
+
+
 @pytest.mark.native
 def test_emulated_run_matches_the_simulated_one(scenario_path, tmp_path):
     """The run directory has the simulator's tables and ``mode: emu``; the MaxNet flow's
-    goodput is within 5 % of the simulated one (both at mu C = 18 Mbit/s of wire bits)."""
+    steady rate is within 3 % of the simulated one (both at mu C = 18 Mbit/s of wire bits).
+
+    The steady rate is the median over the 500 ms intervals after the first second, so that one
+    interval in which this shared machine stalled a host does not decide the test (a stall shows
+    in ``host_wake_late_max_us``, which the failure message prints with the intervals)."""
     why = _emu_unavailable()
     if why:
         pytest.skip(f"cannot emulate here: {why}")
+    from statistics import median
+
     from xcclab.emu import emulate
     from xcclab.results import RunResult, run
 
@@ -94,10 +107,13 @@ def test_emulated_run_matches_the_simulated_one(scenario_path, tmp_path):
     assert back.run_info["mode"] == "emu"
     assert back.flows.height == 1 and back.links.height == 2
     assert back.link_series.height > 0 and back.flow_series.height > 0
+    stats = back.run_info["emu"]
+    assert {"lateness_max_us", "host_wake_late_max_us"} <= stats.keys()
     sim = run(scenario_path)
-    g_emu = emu.flows["goodput_bps"][0]
-    g_sim = sim.flows["goodput_bps"][0]
-    assert abs(g_emu / g_sim - 1) < 0.05, (g_emu, g_sim)
+    r_emu, r_sim = _steady_rates(emu), _steady_rates(sim)
+    assert len(r_emu) == len(r_sim) == 6
+    why = f"emu {r_emu} sim {r_sim} (bit/s per 500 ms), emu stats {stats}"
+    assert abs(median(r_emu) / median(r_sim) - 1) < 0.03, why
 
 
 def test_reproduce_emu_needs_a_real_packet_version(tmp_path, capsys):

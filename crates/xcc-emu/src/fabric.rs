@@ -44,6 +44,8 @@ pub struct FabricStats {
     /// Lateness of deliveries behind their virtual-time schedule, in microseconds (histogram,
     /// the last bucket collects everything later).
     pub lateness_us: Vec<u64>,
+    /// The latest delivery, in microseconds (beyond the histogram's last bucket too).
+    pub lateness_max_us: u64,
 }
 
 const LATENESS_BUCKETS: usize = 10_001;
@@ -302,6 +304,7 @@ impl Fabric {
         }
         let late = now.saturating_since(at).as_ns() / 1000;
         self.stats.lateness_us[(late as usize).min(LATENESS_BUCKETS - 1)] += 1;
+        self.stats.lateness_max_us = self.stats.lateness_max_us.max(late);
         self.release(f.slot);
     }
 

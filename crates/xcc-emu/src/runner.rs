@@ -303,7 +303,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         while t0.elapsed() < duration && !STOP.load(Ordering::Relaxed) {
             thread::sleep(duration.saturating_sub(t0.elapsed()).min(Duration::from_millis(50)));
         }
-        Ok(Vec::new())
+        Ok(udp_transport::TransportRun::default())
     } else {
         udp_transport::run(udp_setups, zero_ns, Time(s.duration_ns), sample)
     };
@@ -311,7 +311,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     let mut first_err = udp.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
     // Datagrams the hosts' own UDP sockets refused: lost before the router, outside the model.
     let mut send_failures = 0;
-    for r in udp.unwrap_or_default() {
+    let udp = udp.unwrap_or_default();
+    let host_wake_late_max_ns = udp.wake_late_max_ns;
+    for r in udp.flows {
         send_failures += r.send_failures;
         if r.id as usize >= n_flows {
             // A transaction's request or response flow.
@@ -449,6 +451,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     json["stats"]["kernel_tun_rx_dropped"] = json!(kernel.iter().map(|k| k.rx_dropped).sum::<u64>());
     json["stats"]["kernel_udp_rcvbuf_errors"] = json!(kernel.iter().map(|k| k.udp_rcvbuf_errors).sum::<u64>());
     json["stats"]["kernel_udp_sndbuf_errors"] = json!(kernel.iter().map(|k| k.udp_sndbuf_errors).sum::<u64>());
+    // Stalls: how late the hosts' transport woke at worst (a host without a CPU sends nothing).
+    json["stats"]["host_wake_late_max_us"] = json!(host_wake_late_max_ns / 1000);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
 
@@ -639,6 +643,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             "header_rewrites": st.header_rewrites,
             "lateness_p50_us": st.lateness_quantile_us(0.5),
             "lateness_p99_us": st.lateness_quantile_us(0.99),
+            "lateness_max_us": st.lateness_max_us,
             "hosts": plan.hosts.iter().map(|h| h.name.clone()).collect::<Vec<_>>(),
         },
     })

@@ -84,6 +84,15 @@ pub struct FlowResult {
     pub samples: Vec<(Time, u64, f64, u64)>,
 }
 
+/// What [`run`] returns: each flow's result, and how late the hosts' loop woke at worst.
+#[derive(Clone, Debug, Default)]
+pub struct TransportRun {
+    pub flows: Vec<FlowResult>,
+    /// The largest delay between a timer the loop slept for and its waking, in nanoseconds: a
+    /// host that did not get a CPU (a stall) shows here, where the router sees only silence.
+    pub wake_late_max_ns: u64,
+}
+
 struct Flow {
     setup: FlowSetup,
     tx: UdpSocket,
@@ -196,7 +205,7 @@ pub fn decode_payload(flow: u32, bytes: &[u8], tos: u8) -> Option<Packet> {
 /// Runs the flows until every one finished or `until` passed; samples every `sample_every`.
 /// Times (`start`, `stop`, `until`, the results) count from `zero_ns` on `CLOCK_MONOTONIC`, the
 /// run's time zero shared with the router.
-pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur) -> io::Result<Vec<FlowResult>> {
+pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur) -> io::Result<TransportRun> {
     // One receiving socket per destination address, shared by the flows to it.
     let mut rx_socks: Vec<UdpSocket> = Vec::new();
     let mut rx_of: HashMap<[u8; 4], usize> = HashMap::new();
@@ -234,6 +243,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let mut rbuf = vec![0u8; 2048];
     let mut next_sample = Time::ZERO;
     let mut triggered: Vec<(usize, Time)> = Vec::new();
+    let mut wake_late_max_ns = 0;
     let mut pfds: Vec<libc::pollfd> = rx_socks
         .iter()
         .map(|s| s.as_raw_fd())
@@ -332,6 +342,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         // SAFETY: valid pollfd array and timespec.
         let n = unsafe { libc::ppoll(pfds.as_mut_ptr(), pfds.len() as _, &ts, std::ptr::null()) };
         if n <= 0 {
+            wake_late_max_ns = wake_late_max_ns.max(now().as_ns().saturating_sub(wake.as_ns()));
             continue;
         }
         // Data arrives at the receiving sockets, ACKs at the senders' sockets.
@@ -379,7 +390,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             }
         }
     }
-    Ok(flows
+    let flows = flows
         .into_iter()
         .map(|mut f| {
             if let Some(s) = &f.sender {
@@ -390,5 +401,6 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             }
             f.result
         })
-        .collect())
+        .collect();
+    Ok(TransportRun { flows, wake_late_max_ns })
 }
