@@ -63,32 +63,9 @@ impl LinkAlgorithm for DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::fake_queue::FakeQueue;
     use crate::packet::FlowId;
     use crate::wire::Ecn;
-
-    /// A queue of `packets` waiting packets of 1500 bytes on a 10 Mb/s link.
-    struct FakeQueue {
-        packets: u32,
-    }
-
-    impl QueueView for FakeQueue {
-        fn backlog_bytes(&self) -> u64 {
-            self.packets as u64 * 1500
-        }
-        fn backlog_packets(&self) -> u32 {
-            self.packets
-        }
-        fn idle_since(&self) -> Option<Time> {
-            (self.packets == 0).then_some(Time::ZERO)
-        }
-        fn rate_bps(&self) -> u64 {
-            10_000_000
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     /// Whatever the backlog (empty, moderate, far beyond any sensible limit) and whatever the
     /// ECN codepoint, DropTail queues the packet unchanged: it neither drops nor marks.
@@ -97,7 +74,7 @@ mod tests {
         let mut dt = DropTail::new(DropTailConfig::default());
         for (i, packets) in [0u32, 1, 100, 1_000_000].into_iter().enumerate() {
             for ecn in [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
-                let mut q = FakeQueue { packets };
+                let mut q = FakeQueue::busy(packets);
                 let mut pkt = Packet { flow: FlowId(7), wire_bytes: 1500, ecn, ..Packet::default() };
                 let before = pkt;
                 let v = dt.on_enqueue(Time::from_ns(i as u64 * 1000), &mut pkt, &mut q);

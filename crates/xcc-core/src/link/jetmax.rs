@@ -183,29 +183,9 @@ impl LinkAlgorithm for JetMaxRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::FlowId;
+    use crate::link::fake_queue::FakeQueue;
     use crate::wire::jetmax::NO_HOP;
     use crate::wire::{JetMaxHeader, Segment, SegmentKind};
-
-    struct Empty;
-    impl QueueView for Empty {
-        fn backlog_bytes(&self) -> u64 {
-            0
-        }
-        fn backlog_packets(&self) -> u32 {
-            0
-        }
-        fn idle_since(&self) -> Option<Time> {
-            None
-        }
-        fn rate_bps(&self) -> u64 {
-            C
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     const C: u64 = 100_000_000;
 
@@ -236,7 +216,7 @@ mod tests {
     fn send(r: &mut JetMaxRouter, k: u32, x: f64, bottleneck: u8) {
         for _ in 0..k {
             let h = JetMaxHeader { share_s: (10_000.0 / x) as f32, bottleneck, ..JetMaxHeader::default() };
-            r.on_enqueue(ms(0), &mut data(1250, h), &mut Empty);
+            r.on_enqueue(ms(0), &mut data(1250, h), &mut FakeQueue::empty(C));
         }
     }
 
@@ -256,7 +236,7 @@ mod tests {
         for _ in 0..10 {
             let mut ack = data(40, JetMaxHeader::default());
             ack.seg.kind = SegmentKind::Ack;
-            r.on_enqueue(ms(0), &mut ack, &mut Empty);
+            r.on_enqueue(ms(0), &mut ack, &mut FakeQueue::empty(C));
         }
         r.on_timeout(ms(20), 0);
         let s = r.stats();
@@ -289,14 +269,14 @@ mod tests {
         let h = JetMaxHeader { share_s: 1e-3, bottleneck: 1, ..JetMaxHeader::default() };
         let mut p = data(1250, h);
         for r in [&mut fast, &mut slow, &mut third] {
-            r.on_enqueue(ms(0), &mut p, &mut Empty);
+            r.on_enqueue(ms(0), &mut p, &mut FakeQueue::empty(C));
         }
         let h = header(&p);
         assert_eq!((h.hop, h.candidate, h.fair_bps), (3, 1, 95e6));
         assert_eq!((fast.share_sum_s, slow.share_sum_s, third.share_sum_s), (0.0, 1e-3f32 as f64, 0.0));
         let mut ack = data(40, JetMaxHeader { fair_bps: 1.0, candidate: NO_HOP, ..JetMaxHeader::default() });
         ack.seg.kind = SegmentKind::Ack;
-        slow.on_enqueue(ms(0), &mut ack, &mut Empty);
+        slow.on_enqueue(ms(0), &mut ack, &mut FakeQueue::empty(C));
         assert_eq!(header(&ack), JetMaxHeader { fair_bps: 1.0, candidate: NO_HOP, ..JetMaxHeader::default() });
     }
 
@@ -306,11 +286,11 @@ mod tests {
     fn joining_flows_count_everywhere_at_most_once_per_probe() {
         let mut r = JetMaxRouter::new(CFG, C, Time::ZERO);
         let probe = |share: f32| data(40, JetMaxHeader { share_s: share, ..JetMaxHeader::default() });
-        r.on_enqueue(ms(0), &mut probe(0.04), &mut Empty);
+        r.on_enqueue(ms(0), &mut probe(0.04), &mut FakeQueue::empty(C));
         r.on_timeout(ms(20), 0);
         assert!((r.stats().flows - 1.0).abs() < 1e-9);
-        r.on_enqueue(ms(20), &mut probe(0.005), &mut Empty);
-        r.on_enqueue(ms(20), &mut probe(0.005), &mut Empty);
+        r.on_enqueue(ms(20), &mut probe(0.005), &mut FakeQueue::empty(C));
+        r.on_enqueue(ms(20), &mut probe(0.005), &mut FakeQueue::empty(C));
         r.on_timeout(ms(40), 0);
         assert!((r.stats().flows - 0.5).abs() < 1e-6, "{:?}", r.stats());
     }

@@ -144,29 +144,9 @@ impl LinkAlgorithm for MaxNetRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::FlowId;
+    use crate::link::fake_queue::FakeQueue;
     use crate::wire::maxnet::{maxstart_field, read_field, MaxNetField};
     use crate::wire::{MaxNetHeader, Segment, SegmentKind};
-
-    struct Empty;
-    impl QueueView for Empty {
-        fn backlog_bytes(&self) -> u64 {
-            0
-        }
-        fn backlog_packets(&self) -> u32 {
-            0
-        }
-        fn idle_since(&self) -> Option<Time> {
-            None
-        }
-        fn rate_bps(&self) -> u64 {
-            1_000_000_000
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     fn data(bytes: u32, price: u32) -> Packet {
         Packet {
@@ -204,7 +184,7 @@ mod tests {
     fn price_integrates_the_rate_mismatch() {
         let mut r = MaxNetRouter::new(MaxNetRouterConfig::default(), C, Time::ZERO);
         let start = r.price();
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(C);
         for ms in 1..=100u64 {
             // 1.2 Gb/s for 1 ms = 150 kB in 100 packets of 1500 B.
             for _ in 0..100 {
@@ -233,7 +213,7 @@ mod tests {
     #[test]
     fn packets_carry_the_maximum_price() {
         let mut r = MaxNetRouter::new(MaxNetRouterConfig::default(), C, Time::ZERO);
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(C);
         let mut low = data(1500, encode_price(1.0));
         r.on_enqueue(Time::ZERO, &mut low, &mut q);
         assert_eq!(price_of(&low), MaxNetField::Price(decode_price(encode_price(r.price()))));
@@ -252,7 +232,7 @@ mod tests {
     fn maxstart_collects_the_smallest_spare_capacity() {
         let cfg = MaxNetRouterConfig::default();
         let mut r = MaxNetRouter::new(cfg, C, Time::ZERO);
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(C);
         // 500 Mb/s measured in the last interval: S = (0.9 + 0.025) 1e9 - 5e8 = 425 Mb/s.
         for _ in 0..(500_000_000 / 8 / 1000 / 1250) {
             r.on_enqueue(Time::ZERO, &mut data(1250, 0), &mut q);

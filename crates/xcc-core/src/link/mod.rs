@@ -13,6 +13,8 @@
 //! the driver's registry).
 
 pub mod droptail;
+#[cfg(test)]
+pub(crate) mod fake_queue;
 pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;

@@ -233,28 +233,8 @@ impl LinkAlgorithm for PiqiRcpRouter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::FlowId;
+    use crate::link::fake_queue::FakeQueue;
     use crate::wire::{PiqiRcpHeader, Segment, SegmentKind};
-
-    struct Empty;
-    impl QueueView for Empty {
-        fn backlog_bytes(&self) -> u64 {
-            0
-        }
-        fn backlog_packets(&self) -> u32 {
-            0
-        }
-        fn idle_since(&self) -> Option<Time> {
-            None
-        }
-        fn rate_bps(&self) -> u64 {
-            C
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     const C: u64 = 100_000_000;
 
@@ -281,7 +261,7 @@ mod tests {
     /// Feeds `packets` of 1250 B (10 kbit) carrying `rtt_us` during interval `k`, then ticks.
     fn interval(r: &mut PiqiRcpRouter, k: u64, packets: u32, rtt_us: u32) {
         for _ in 0..packets {
-            r.on_enqueue(ms(5 * k), &mut data(1250, rtt_us), &mut Empty);
+            r.on_enqueue(ms(5 * k), &mut data(1250, rtt_us), &mut FakeQueue::empty(C));
         }
         r.on_timeout(ms(5 * (k + 1)), 0);
     }
@@ -292,8 +272,8 @@ mod tests {
         let mut r = PiqiRcpRouter::new(PiqiRcpRouterConfig::default(), C, Time::ZERO);
         assert!((r.kappa() - 0.005 / (2.0 * 0.205)).abs() < 1e-12, "rtt0 = 200 ms before any packet");
         // Packets with 20 ms and 100 ms RTTs: the largest binds.
-        r.on_enqueue(ms(0), &mut data(1250, 20_000), &mut Empty);
-        r.on_enqueue(ms(0), &mut data(1250, 100_000), &mut Empty);
+        r.on_enqueue(ms(0), &mut data(1250, 20_000), &mut FakeQueue::empty(C));
+        r.on_enqueue(ms(0), &mut data(1250, 100_000), &mut FakeQueue::empty(C));
         r.on_timeout(ms(5), 0);
         // rtt0 decayed one step (0.2 * 0.995 = 0.199) is above 100 ms: it still binds.
         assert!((r.kappa() - 0.005 / (2.0 * (0.005 + 0.199))).abs() < 1e-12, "{}", r.kappa());

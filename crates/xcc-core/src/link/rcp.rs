@@ -257,28 +257,8 @@ impl LinkAlgorithm for RcpRouter {
 mod tests {
     use super::*;
     use crate::analysis::opcount::{count, Counted, OpCounts};
-    use crate::packet::FlowId;
+    use crate::link::fake_queue::FakeQueue;
     use crate::wire::{RcpHeader, Segment, SegmentKind};
-
-    struct Empty;
-    impl QueueView for Empty {
-        fn backlog_bytes(&self) -> u64 {
-            0
-        }
-        fn backlog_packets(&self) -> u32 {
-            0
-        }
-        fn idle_since(&self) -> Option<Time> {
-            None
-        }
-        fn rate_bps(&self) -> u64 {
-            0
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     fn data(bytes: u32, rtt_us: u32) -> Packet {
         Packet {
@@ -317,7 +297,7 @@ mod tests {
     #[test]
     fn control_interval_matches_a_hand_computation() {
         let mut r = RcpRouter::new(RcpRouterConfig::default(), C, Time::ZERO, Dur::from_ms(10));
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(0);
         for k in 0..50u64 {
             r.on_enqueue(Time::ZERO + Dur::from_us(200 * k), &mut data(1000, 100_000), &mut q);
         }
@@ -352,7 +332,7 @@ mod tests {
         let cfg = RcpRouterConfig { initial_rtt: Dur::from_ms(4), ..RcpRouterConfig::default() };
         let mut r = RcpRouter::new(cfg, C, Time::ZERO, Dur::from_ms(4));
         assert_eq!(r.interval(), 0.004);
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(0);
         r.on_enqueue(Time::ZERO, &mut data(1000, 8_000), &mut q);
         r.on_timeout(Time::ZERO + Dur::from_ms(4), 0);
         // sample 8 ms >= d = 4 ms: g = T/d = 1, d = 8 ms; T = 8 ms.
@@ -378,7 +358,7 @@ mod tests {
     fn full_utilisation_without_queue_is_a_fixed_point() {
         let mut r = RcpRouter::new(RcpRouterConfig::default(), C, Time::ZERO, Dur::from_ms(10));
         r.rate = 3e6;
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(0);
         for _ in 0..125 {
             r.on_enqueue(Time::ZERO, &mut data(1000, 0), &mut q);
         }
@@ -410,7 +390,7 @@ mod tests {
     fn last_sample_filter_follows_the_traffic_mix_at_once() {
         let cfg = RcpRouterConfig { rtt_filter: RcpRttFilter::LastSample, ..RcpRouterConfig::default() };
         let mut r = RcpRouter::new(cfg, C, Time::ZERO, Dur::from_ms(10));
-        let mut q = Empty;
+        let mut q = FakeQueue::empty(0);
         // 3 packets at 4 ms and 1 at 200 ms, equal sizes: d = (3 * 4 + 200) / 4 = 53 ms.
         for rtt in [4_000, 4_000, 4_000, 200_000] {
             r.on_enqueue(Time::ZERO, &mut data(1000, rtt), &mut q);

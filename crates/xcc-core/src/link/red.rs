@@ -346,43 +346,10 @@ impl LinkAlgorithm for Red {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link::fake_queue::FakeQueue;
     use crate::packet::FlowId;
     use crate::time::Dur;
     use crate::wire::Ecn;
-
-    /// A queue whose state the test sets by hand.
-    struct FakeQueue {
-        packets: u32,
-        bytes: u64,
-        idle_since: Option<Time>,
-        rate_bps: u64,
-    }
-
-    impl FakeQueue {
-        /// `packets` waiting packets of 1500 bytes on a busy 10 Mb/s link.
-        fn busy(packets: u32) -> FakeQueue {
-            FakeQueue { packets, bytes: packets as u64 * 1500, idle_since: None, rate_bps: 10_000_000 }
-        }
-    }
-
-    impl QueueView for FakeQueue {
-        fn backlog_bytes(&self) -> u64 {
-            self.bytes
-        }
-        fn backlog_packets(&self) -> u32 {
-            self.packets
-        }
-        fn idle_since(&self) -> Option<Time> {
-            self.idle_since
-        }
-        fn rate_bps(&self) -> u64 {
-            self.rate_bps
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     fn pkt(ecn: Ecn, bytes: u32) -> Packet {
         Packet { flow: FlowId(1), wire_bytes: bytes, ecn, ..Packet::default() }

@@ -250,28 +250,8 @@ impl LinkAlgorithm for XcpRouter {
 mod tests {
     use super::*;
     use crate::analysis::opcount::{count, Counted, OpCounts};
-    use crate::packet::FlowId;
+    use crate::link::fake_queue::FakeQueue;
     use crate::wire::{Segment, SegmentKind, XcpHeader};
-
-    struct Backlog(u64);
-    impl QueueView for Backlog {
-        fn backlog_bytes(&self) -> u64 {
-            self.0
-        }
-        fn backlog_packets(&self) -> u32 {
-            0
-        }
-        fn idle_since(&self) -> Option<Time> {
-            None
-        }
-        fn rate_bps(&self) -> u64 {
-            0
-        }
-        fn visit_from_tail(&self, _f: &mut dyn FnMut(FlowId, u32) -> bool) {}
-        fn mark_first_of(&mut self, _flow: FlowId) -> bool {
-            false
-        }
-    }
 
     fn data(bytes: u32, rtt_us: u32, x: f32, fb: f32) -> Packet {
         Packet {
@@ -302,7 +282,7 @@ mod tests {
     #[test]
     fn control_interval_matches_a_hand_computation() {
         let mut r = XcpRouter::new(XcpRouterConfig::default(), 10_000_000, Time::ZERO, Dur::from_ms(100));
-        let mut q = Backlog(0);
+        let mut q = FakeQueue::bytes(0);
         for k in 0..100 {
             let rtt = if k % 2 == 0 { 100_000 } else { 200_000 };
             r.on_enqueue(ms(k), &mut data(1000, rtt, 0.002, 1e9), &mut q);
@@ -335,7 +315,7 @@ mod tests {
     #[test]
     fn overload_and_queue_give_negative_feedback_proportional_to_bytes() {
         let mut r = XcpRouter::new(XcpRouterConfig::default(), 10_000_000, Time::ZERO, Dur::from_ms(100));
-        let mut q = Backlog(50_000);
+        let mut q = FakeQueue::bytes(50_000);
         for k in 0..150 {
             r.on_enqueue(ms(k * 2 / 3), &mut data(1000, 100_000, 0.002, 1e9), &mut q);
         }
@@ -355,7 +335,7 @@ mod tests {
     #[test]
     fn efficient_link_shuffles_gamma_of_the_traffic() {
         let mut r = XcpRouter::new(XcpRouterConfig::default(), 10_000_000, Time::ZERO, Dur::from_ms(100));
-        let mut q = Backlog(0);
+        let mut q = FakeQueue::bytes(0);
         for k in 0..125 {
             r.on_enqueue(ms(k * 4 / 5), &mut data(1000, 100_000, 0.002, 1e9), &mut q);
         }
@@ -400,7 +380,7 @@ mod tests {
         ack.seg.kind = SegmentKind::Ack;
         r.on_dequeue(ms(1), &mut ack, 0);
         assert_eq!(fb_of(&ack), 7.0);
-        let mut q = Backlog(0);
+        let mut q = FakeQueue::bytes(0);
         r.on_enqueue(ms(1), &mut ack, &mut q);
         assert_eq!(r.acc.input_bytes, 40.0);
         assert_eq!(r.acc.sum_x, 0.0);
