@@ -208,6 +208,66 @@ def run_main_and_alt(
     return t_f_s, measured, results, alt
 
 
+def write_grid_scenarios(
+    directory: str | Path,
+    experiment: str,
+    kinds: Sequence[str],
+    ratios: Sequence[int],
+    scenario: Callable[[int, str], Scenario],
+    header: Callable[[int, str], str],
+) -> list[Path]:
+    """``<experiment>-<kind>-r<ratio>.toml`` into ``directory`` for every cell of the grid."""
+    paths = []
+    for kind in kinds:
+        for ratio in ratios:
+            path = Path(directory) / f"{experiment}-{kind}-r{ratio}.toml"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(scenario(ratio, kind).to_toml(header=header(ratio, kind)), "utf-8")
+            paths.append(path)
+    return paths
+
+
+def run_grid(
+    tmp: Path,
+    kinds: Sequence[str],
+    ratios: Sequence[int],
+    scenario: Callable[[int, str, float], Scenario],
+    header: Callable[[int, str], str],
+    paper: dict[str, dict[int, dict[str, float]]],
+    quantities: Sequence[tuple[str, str, str, int]],
+    quick: bool,
+    *,
+    log: Callable[[str], None],
+    progress: bool,
+) -> tuple[float, dict[str, dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], list]:
+    """Runs every (kind, delta_2/delta_1) cell with :func:`run_main_and_alt` (cells keyed
+    ``<kind>-r<ratio>``, two forward connections) and compares each quantity with ``paper``.
+    Returns the run length, measurements, results, the alternative runs and the comparisons."""
+    from .report import Comparison
+
+    def cells(t_f_s: float, prefix: str) -> list[tuple[str, Scenario, str, int]]:
+        return [
+            (f"{prefix}{kind}-r{r}", scenario(r, kind, t_f_s), header(r, kind), 2)
+            for kind in kinds
+            for r in ratios
+        ]
+
+    t_f_s, measured, results, alt = run_main_and_alt(tmp, cells, quick, log=log, progress=progress)
+    comparisons = [
+        Comparison(
+            label,
+            paper[kind][r][key],
+            measured[f"{kind}-r{r}"][key],
+            unit,
+            {"delta_ratio": r, "queue": LABELS[kind]},
+        )
+        for key, label, unit, _ in quantities
+        for kind in kinds
+        for r in ratios
+    ]
+    return t_f_s, measured, results, alt, comparisons
+
+
 def queue_trace_figure(
     tmp: Path, results: dict[str, Any], keys: Sequence[str], title: str, stem: str
 ) -> list[str]:

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..scenario import Scenario
 from . import _markmax_packet as mp
 from . import markmax_s1_dt as dt
 from ._scenario_cli import scenario_cli
@@ -84,15 +83,7 @@ def scenario_header(ratio: int, kind: str) -> str:
 
 def write_scenarios(directory: str | Path) -> list[Path]:
     """``markmax-s1-{mmb,mmt}-r{ratio}.toml`` into ``directory``."""
-    paths = []
-    for kind in KINDS[1:]:
-        for ratio in RATIOS:
-            path = Path(directory) / f"{ID}-{kind}-r{ratio}.toml"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            text = scenario(ratio, kind).to_toml(header=scenario_header(ratio, kind))
-            path.write_text(text, encoding="utf-8")
-            paths.append(path)
-    return paths
+    return mp.write_grid_scenarios(directory, ID, KINDS[1:], RATIOS, scenario, scenario_header)
 
 
 def run(
@@ -106,29 +97,18 @@ def run(
     log = log or (lambda _msg: None)
     out_dir = Path(out_dir)
     with atomic_dir(out_dir) as tmp:
-
-        def cells(t_f_s: float, prefix: str) -> list[tuple[str, Scenario, str, int]]:
-            return [
-                (f"{prefix}{kind}-r{r}", scenario(r, kind, t_f_s), scenario_header(r, kind), 2)
-                for kind in KINDS
-                for r in RATIOS
-            ]
-
-        t_f_s, measured, results, alt = mp.run_main_and_alt(
-            tmp, cells, quick, log=log, progress=progress
+        t_f_s, measured, results, alt, comparisons = mp.run_grid(
+            tmp,
+            KINDS,
+            RATIOS,
+            scenario,
+            scenario_header,
+            PAPER,
+            QUANTITIES,
+            quick,
+            log=log,
+            progress=progress,
         )
-        comparisons = [
-            Comparison(
-                label,
-                PAPER[kind][r][key],
-                measured[f"{kind}-r{r}"][key],
-                unit,
-                {"delta_ratio": r, "queue": mp.LABELS[kind]},
-            )
-            for key, label, unit, _ in QUANTITIES
-            for kind in KINDS
-            for r in RATIOS
-        ]
         figures = _figures(tmp, measured, results)
         write_metrics(
             tmp,

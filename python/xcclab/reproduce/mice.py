@@ -113,6 +113,77 @@ def measure(result: Any, scale: float) -> dict[str, Any]:
     }
 
 
+def without_response_times(measured: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``measured`` for metrics.json: every figure but the list of response times."""
+    return {
+        key: {k: v for k, v in m.items() if k != "response_times_s"} for key, m in measured.items()
+    }
+
+
+def plot_response_cdf(ax: Any, response_times_s: list[float], **style: Any) -> None:
+    """The empirical CDF of the finite response times, in milliseconds, on ``ax``."""
+    import numpy as np
+
+    rt = np.sort(np.asarray(response_times_s, dtype=float))
+    rt = rt[np.isfinite(rt)]
+    if len(rt):
+        ax.step(rt * 1e3, np.arange(1, len(rt) + 1) / len(rt), where="post", **style)
+
+
+def response_cdf_figure(
+    tmp: Path,
+    name: str,
+    title: str,
+    measured: dict[str, dict[str, Any]],
+    style_of: Callable[[str], dict[str, Any]],
+) -> list[str]:
+    """One response-time CDF per entry of ``measured`` (styled by ``style_of(key)``), the
+    135 ms mark, saved as ``name``; returns the files written."""
+    from ..plot import _pyplot
+
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for key, m in measured.items():
+        plot_response_cdf(ax, m["response_times_s"], label=key, **style_of(key))
+    ax.axvline(WITHIN_S * 1e3, color="grey", ls=":", lw=0.8)
+    ax.set_xlabel("response time (ms)")
+    ax.set_ylabel("CDF")
+    ax.grid(True, lw=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    fig.tight_layout()
+    written = [p.name for p in save_figure(fig, tmp, name)]
+    plt.close(fig)
+    return written
+
+
+# The summary table's first columns (after the stack's name), shared by the mice reports.
+SUMMARY_HEADER = [
+    "responses",
+    "within 135 ms",
+    "median (ms)",
+    "p95 (ms)",
+    "elephant 5-20 s (Mb/s)",
+    "elephant 20-40 s (Mb/s)",
+    "queue 5-20 s (pkt)",
+    "queue 20-40 s (pkt)",
+]
+
+
+def summary_cells(m: dict[str, Any]) -> list[str]:
+    """One stack's cells under :data:`SUMMARY_HEADER`."""
+    return [
+        f"{m['completed']}/{m['transactions']}",
+        fmt(100 * m["share_within_135ms"], 0) + " %",
+        fmt(1e3 * m["median_response_s"], 1),
+        fmt(1e3 * m["p95_response_s"], 1),
+        fmt(m["elephant_before_bps"] / 1e6, 2),
+        fmt(m["elephant_during_bps"] / 1e6, 2),
+        fmt(m["queue_before_pkts"], 1),
+        fmt(m["queue_during_pkts"], 1),
+    ]
+
+
 def run_mice(
     experiment: str,
     k: int,
@@ -166,10 +237,7 @@ def run_mice(
             experiment,
             quick=quick,
             comparisons=comparisons,
-            measured={
-                s: {k2: v for k2, v in m.items() if k2 != "response_times_s"}
-                for s, m in measured.items()
-            },
+            measured=without_response_times(measured),
             figures=figures,
             arrival_window_sensitivity=sensitivity,
         )
@@ -190,7 +258,6 @@ def _max_queue_during(result: Any, scale: float, window_s: float) -> float:
 
 
 def _figures(tmp: Path, experiment: str, results: dict, measured: dict, scale: float) -> list[str]:
-    import numpy as np
     import polars as pl
 
     from ..plot import _pyplot
@@ -198,10 +265,7 @@ def _figures(tmp: Path, experiment: str, results: dict, measured: dict, scale: f
     plt = _pyplot()
     fig, (ax_c, ax_e, ax_q) = plt.subplots(1, 3, figsize=(14, 3.8))
     for stack in STACKS:
-        rt = np.sort(np.asarray(measured[stack]["response_times_s"], dtype=float))
-        rt = rt[np.isfinite(rt)]
-        if len(rt):
-            ax_c.step(rt * 1e3, np.arange(1, len(rt) + 1) / len(rt), where="post", label=stack)
+        plot_response_cdf(ax_c, measured[stack]["response_times_s"], label=stack)
         res = results[stack]
         fid = res.flows.filter(pl.col("name") == "ftp")["flow_id"][0]
         fs = res.flow_series.filter(pl.col("flow_id") == fid).sort("time_s")
@@ -237,34 +301,8 @@ def _report(
     figures: list[str],
     quick: bool,
 ) -> str:
-    rows = [
-        [
-            stack,
-            f"{m['completed']}/{m['transactions']}",
-            fmt(100 * m["share_within_135ms"], 0) + " %",
-            fmt(1e3 * m["median_response_s"], 1),
-            fmt(1e3 * m["p95_response_s"], 1),
-            fmt(m["elephant_before_bps"] / 1e6, 2),
-            fmt(m["elephant_during_bps"] / 1e6, 2),
-            fmt(m["queue_before_pkts"], 1),
-            fmt(m["queue_during_pkts"], 1),
-        ]
-        for stack, m in measured.items()
-    ]
-    table = markdown_table(
-        [
-            "stack",
-            "responses",
-            "within 135 ms",
-            "median (ms)",
-            "p95 (ms)",
-            "elephant 5-20 s (Mb/s)",
-            "elephant 20-40 s (Mb/s)",
-            "queue 5-20 s (pkt)",
-            "queue 20-40 s (pkt)",
-        ],
-        rows,
-    )
+    rows = [[stack, *summary_cells(m)] for stack, m in measured.items()]
+    table = markdown_table(["stack", *SUMMARY_HEADER], rows)
     cmp_rows = [[c.quantity, fmt(c.paper, 2), fmt(c.ours, 2)] for c in comparisons]
     mx, red = measured["maxnet"], measured["reno-red"]
     keep_mx = 100 * mx["elephant_during_bps"] / mx["elephant_before_bps"]

@@ -18,8 +18,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .mice import T_F_S, WITHIN_S, measure, scenario
-from .report import atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .mice import (
+    SUMMARY_HEADER,
+    T_F_S,
+    measure,
+    response_cdf_figure,
+    scenario,
+    summary_cells,
+    without_response_times,
+)
+from .report import atomic_dir, fmt, markdown_table, write_metrics
 
 STACKS = ("maxnet", "reno-red")
 MAXNET_TRANSPORT = {"mss": "1432B", "header": "68B"}
@@ -62,10 +70,7 @@ def run_mice_emu(
             quick=quick,
             mode="emu",
             comparisons=[],
-            measured={
-                key: {k2: v for k2, v in m.items() if k2 != "response_times_s"}
-                for key, m in measured.items()
-            },
+            measured=without_response_times(measured),
             figures=figures,
         )
         (tmp / "report.md").write_text(
@@ -75,29 +80,13 @@ def run_mice_emu(
 
 
 def _figures(tmp: Path, experiment: str, measured: dict) -> list[str]:
-    import numpy as np
-
-    from ..plot import _pyplot
-
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    for key, m in measured.items():
-        rt = np.sort(np.asarray(m["response_times_s"], dtype=float))
-        rt = rt[np.isfinite(rt)]
-        if len(rt):
-            style = "-" if key.endswith("/emu") else "--"
-            y = np.arange(1, len(rt) + 1) / len(rt)
-            ax.step(rt * 1e3, y, where="post", ls=style, label=key)
-    ax.axvline(WITHIN_S * 1e3, color="grey", ls=":", lw=0.8)
-    ax.set_xlabel("response time (ms)")
-    ax.set_ylabel("CDF")
-    ax.grid(True, lw=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(f"{experiment}: simulated (dashed) and real packets (solid)")
-    fig.tight_layout()
-    written = [p.name for p in save_figure(fig, tmp, "response-cdf-sim-emu")]
-    plt.close(fig)
-    return written
+    return response_cdf_figure(
+        tmp,
+        "response-cdf-sim-emu",
+        f"{experiment}: simulated (dashed) and real packets (solid)",
+        measured,
+        lambda key: {"ls": "-" if key.endswith("/emu") else "--"},
+    )
 
 
 def _report(
@@ -109,37 +98,8 @@ def _report(
     figures: list[str],
     quick: bool,
 ) -> str:
-    rows = []
-    for key, m in measured.items():
-        rows.append(
-            [
-                key,
-                f"{m['completed']}/{m['transactions']}",
-                fmt(100 * m["share_within_135ms"], 0) + " %",
-                fmt(1e3 * m["median_response_s"], 1),
-                fmt(1e3 * m["p95_response_s"], 1),
-                fmt(m["elephant_before_bps"] / 1e6, 2),
-                fmt(m["elephant_during_bps"] / 1e6, 2),
-                fmt(m["queue_before_pkts"], 1),
-                fmt(m["queue_during_pkts"], 1),
-                str(m["max_queue_bytes"]),
-            ]
-        )
-    table = markdown_table(
-        [
-            "stack / run",
-            "responses",
-            "within 135 ms",
-            "median (ms)",
-            "p95 (ms)",
-            "elephant 5-20 s (Mb/s)",
-            "elephant 20-40 s (Mb/s)",
-            "queue 5-20 s (pkt)",
-            "queue 20-40 s (pkt)",
-            "max queue (B)",
-        ],
-        rows,
-    )
+    rows = [[key, *summary_cells(m), str(m["max_queue_bytes"])] for key, m in measured.items()]
+    table = markdown_table(["stack / run", *SUMMARY_HEADER, "max queue (B)"], rows)
     link_rows = []
     for stack, (sim, emu) in runs.items():
         for name, res in (("sim", sim), ("emu", emu)):

@@ -15,9 +15,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .mice import T_F_S, WITHIN_S, measure, scenario
+from .mice import (
+    SUMMARY_HEADER,
+    T_F_S,
+    measure,
+    response_cdf_figure,
+    scenario,
+    summary_cells,
+    without_response_times,
+)
 from .mice_emu import MAXNET_TRANSPORT
-from .report import atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import atomic_dir, fmt, markdown_table, write_metrics
 
 STACKS = ("kernel", "udp", "sim")
 #: (K transactions, bottleneck rate) per experiment id, as its simulated module.
@@ -87,10 +95,7 @@ def run_mice_stacks(
             f"{experiment}-{stack}",
             quick=quick,
             comparisons=[],
-            measured={
-                s: {key: v for key, v in m.items() if key != "response_times_s"}
-                for s, m in measured.items()
-            },
+            measured=without_response_times(measured),
             figures=figures,
         )
         text = _report(experiment, k, rate, measured, figures, quick, stack)
@@ -99,29 +104,14 @@ def run_mice_stacks(
 
 
 def _figures(tmp: Path, experiment: str, measured: dict[str, dict[str, Any]]) -> list[str]:
-    import numpy as np
-
-    from ..plot import _pyplot
-
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
     colors = {"kernel": "C3", "udp": "C0", "sim": "k"}
-    for s, m in measured.items():
-        rt = np.sort(np.asarray(m["response_times_s"], dtype=float))
-        rt = rt[np.isfinite(rt)]
-        if len(rt):
-            y = np.arange(1, len(rt) + 1) / len(rt)
-            ax.step(rt * 1e3, y, where="post", color=colors[s], label=s)
-    ax.axvline(WITHIN_S * 1e3, color="grey", ls=":", lw=0.8)
-    ax.set_xlabel("response time (ms)")
-    ax.set_ylabel("CDF")
-    ax.grid(True, lw=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(f"{experiment}: MaxNet on the kernel, the UDP transport, the simulator")
-    fig.tight_layout()
-    written = [p.name for p in save_figure(fig, tmp, "response-cdf-stacks")]
-    plt.close(fig)
-    return written
+    return response_cdf_figure(
+        tmp,
+        "response-cdf-stacks",
+        f"{experiment}: MaxNet on the kernel, the UDP transport, the simulator",
+        measured,
+        lambda s: {"color": colors[s]},
+    )
 
 
 def _report(
@@ -136,14 +126,7 @@ def _report(
     rows = [
         [
             s,
-            f"{m['completed']}/{m['transactions']}",
-            fmt(100 * m["share_within_135ms"], 0) + " %",
-            fmt(1e3 * m["median_response_s"], 1),
-            fmt(1e3 * m["p95_response_s"], 1),
-            fmt(m["elephant_before_bps"] / 1e6, 2),
-            fmt(m["elephant_during_bps"] / 1e6, 2),
-            fmt(m["queue_before_pkts"], 1),
-            fmt(m["queue_during_pkts"], 1),
+            *summary_cells(m),
             str(m["max_queue_bytes"]),
             str(m["router"].get("lateness_p99_us", "n/a")),
             fmt(m["utilisation"], 3),
@@ -151,24 +134,15 @@ def _report(
         ]
         for s, m in measured.items()
     ]
-    table = markdown_table(
-        [
-            "stack",
-            "responses",
-            "within 135 ms",
-            "median (ms)",
-            "p95 (ms)",
-            "elephant 5-20 s (Mb/s)",
-            "elephant 20-40 s (Mb/s)",
-            "queue 5-20 s (pkt)",
-            "queue 20-40 s (pkt)",
-            "max queue (B)",
-            "router lateness p99 (µs)",
-            "bottleneck utilisation",
-            "mean price above p_min (s)",
-        ],
-        rows,
-    )
+    header = [
+        "stack",
+        *SUMMARY_HEADER,
+        "max queue (B)",
+        "router lateness p99 (µs)",
+        "bottleneck utilisation",
+        "mean price above p_min (s)",
+    ]
+    table = markdown_table(header, rows)
     figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     m = measured[stack]
