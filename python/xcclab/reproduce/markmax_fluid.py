@@ -24,6 +24,7 @@ from ..fluid import markmax as fm
 from .report import (
     Comparison,
     atomic_dir,
+    figure_links,
     fmt,
     gap_summary,
     markdown_table,
@@ -308,7 +309,7 @@ def _report(
         tolerance=0.01,
         describe_cell=lambda c: f"({c.cell['rtt_ratio']}, θ={c.cell['theta_mss']})",
     )
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     return "\n".join(
         [
             f"# {TITLE}",

@@ -20,7 +20,15 @@ from typing import Any
 from . import _markmax_packet as mp
 from . import markmax_s1_dt as dt
 from ._scenario_cli import scenario_cli
-from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    gap_summary,
+    markdown_table,
+    write_metrics,
+)
 
 ID = "markmax-s1"
 TITLE = "MarkMax Scenario 1: DT vs MM-B vs MM-T (seed 003, Tables II and III)"
@@ -228,7 +236,7 @@ def _report(
         if quick
         else ""
     )
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     lines = [
         f"# {TITLE}",
         "",

@@ -28,6 +28,7 @@ from ._scenario_cli import scenario_cli
 from .report import (
     Comparison,
     atomic_dir,
+    figure_links,
     fmt,
     fmt_pct,
     gap_summary,
@@ -371,7 +372,7 @@ def _report(
         if quick
         else ""
     )
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     lines = [
         f"# {TITLE}",
         "",

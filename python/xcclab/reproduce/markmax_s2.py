@@ -21,7 +21,15 @@ from typing import Any
 
 from . import _markmax_packet as mp
 from ._scenario_cli import scenario_cli
-from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    gap_summary,
+    markdown_table,
+    write_metrics,
+)
 
 ID = "markmax-s2"
 TITLE = "MarkMax Scenario 2: reverse traffic, DT vs MM-B (seed 003, Table IV)"
@@ -210,7 +218,7 @@ def _report(
         if quick
         else ""
     )
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     c = claims(measured)
     disc = ["These sentences are generated from the numbers above."]
     wins = [r for r, ok in c["mmb_beats_dt_J"].items() if ok]

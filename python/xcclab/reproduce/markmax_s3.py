@@ -20,7 +20,15 @@ from typing import Any
 from ..scenario import Scenario
 from . import _markmax_packet as mp
 from ._scenario_cli import scenario_cli
-from .report import Comparison, atomic_dir, fmt, gap_summary, markdown_table, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    gap_summary,
+    markdown_table,
+    write_metrics,
+)
 
 ID = "markmax-s3"
 TITLE = "MarkMax Scenario 3: ten connections, DT vs MM-B (seed 003, Table V)"
@@ -192,7 +200,7 @@ def _report(
         if quick
         else ""
     )
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     lines = [
         f"# {TITLE}",
         "",

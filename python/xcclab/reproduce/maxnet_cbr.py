@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from ..scenario import Scenario
-from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 ID = "maxnet-cbr"
 TITLE = "MaxNet with CBR cross traffic (seed 000, Fig. 9)"
@@ -201,7 +209,7 @@ def _report(
         for c in comparisons
     ]
     table = markdown_table(["quantity", "paper", "ours", "claim holds"], rows)
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     holds = sum(_holds(c) for c in comparisons)
     lines = [

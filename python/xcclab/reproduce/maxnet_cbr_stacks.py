@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from . import maxnet_cbr as base
-from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 ID = "maxnet-cbr"
 TITLE = "MaxNet with CBR cross traffic on real packets: kernel, UDP transport, simulator"
@@ -238,7 +246,7 @@ def _report(
         [label] + [fmt(measured[s][key] * mult, digits) for s in STACKS]
         for label, key, mult, digits in keys
     ]
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     holds = sum(_holds(c) for c in comparisons)
     k = measured["kernel"]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..maxnet_stability import design, loop_gain, phase_margin_alpha, slope_range
-from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
+from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "maxnet-stability"
 TITLE = "MaxNet parameter design (seed 000, Section VIII, Algorithm 3)"
@@ -137,7 +137,7 @@ def run(
                 "",
                 "## Figures",
                 "",
-                "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png")),
+                figure_links(figures),
                 "",
             ]
         )

@@ -28,6 +28,7 @@ from ..scenario import Scenario
 from .report import (
     Comparison,
     atomic_dir,
+    figure_links,
     fmt,
     markdown_table,
     save_figure,
@@ -227,7 +228,7 @@ def _report(
         for link, q in m["queues"].items()
     ]
     within = sum(abs(c.rel_diff or 0) <= 0.05 for c in comparisons)
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = (
         "\n> **Quick mode**: every time divided by 4; not a reproduction.\n" if quick else ""
     )

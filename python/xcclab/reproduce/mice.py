@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from ..scenario import Scenario
-from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 STACKS = ("maxnet", "reno-red", "reno-red-ecn")
 RED = {"kind": "red", "w_q": 0.002, "min_th": "30pkt", "max_th": "90pkt", "max_p": 0.1}
@@ -353,7 +361,7 @@ def _report(
             "in our model. The testbed's RED (Linux tc, configured in bytes) or Dummynet's own "
             "queue may have held more."
         )
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     return "\n".join(
         [

@@ -27,7 +27,7 @@ from .mice import (
     summary_cells,
     without_response_times,
 )
-from .report import atomic_dir, fmt, markdown_table, write_metrics
+from .report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 STACKS = ("maxnet", "reno-red")
 MAXNET_TRANSPORT = {"mss": "1432B", "header": "68B"}
@@ -157,7 +157,7 @@ def _report(
         "router scheduling add microseconds to milliseconds of delay (the router's own "
         "delay error is in the last table).",
     ]
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     return "\n".join(
         [

@@ -25,7 +25,7 @@ from .mice import (
     without_response_times,
 )
 from .mice_emu import MAXNET_TRANSPORT
-from .report import atomic_dir, fmt, markdown_table, write_metrics
+from .report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 STACKS = ("kernel", "udp", "sim")
 #: (K transactions, bottleneck rate) per experiment id, as its simulated module.
@@ -143,7 +143,7 @@ def _report(
         "mean price above p_min (s)",
     ]
     table = markdown_table(header, rows)
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     m = measured[stack]
     return "\n".join(

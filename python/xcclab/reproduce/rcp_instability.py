@@ -35,7 +35,15 @@ import numpy as np
 
 from ..scenario import Scenario
 from . import _xcc
-from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 MU = 0.9
 T_F_S = 50.0
@@ -213,7 +221,7 @@ def _report(experiment, n, m, figs, quick, window_segments) -> str:
             "",
             "## Figure",
             "",
-            "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+            figure_links(figs),
             "",
         ]
     )

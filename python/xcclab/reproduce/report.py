@@ -148,6 +148,12 @@ def gap_summary(
     return sentences
 
 
+def figure_links(files: Iterable[str]) -> str:
+    """Markdown image links to the PNG files among ``files``, one per line (the SVG twins are
+    for print)."""
+    return "\n".join(f"![{Path(f).stem}]({f})" for f in files if f.endswith(".png"))
+
+
 def write_metrics(out_dir: str | os.PathLike[str], experiment: str, **payload: Any) -> Path:
     """Write ``metrics.json``: ``{"experiment": ID, "comparisons": [...], **payload}``.
 

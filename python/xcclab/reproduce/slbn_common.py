@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 
 from .. import sessions as S
-from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 PACKET_BYTES = 2000
 PAPER_PROTOCOLS = ("slbn", "rcp", "piqi_rcp", "erica", "bfyz", "cobb")
@@ -472,7 +480,7 @@ def _report(
     lines += _discussion(setup, measured, pending)
     if figures:
         lines += ["", "## Figures", ""]
-        lines += [f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png")]
+        lines.append(figure_links(figures))
     return "\n".join(lines) + "\n"
 
 

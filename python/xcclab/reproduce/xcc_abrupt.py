@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _xcc
-from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
+from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-abrupt"
 TITLE = "Abrupt change in demand: 1 flow, then 10 more (seed 002)"
@@ -175,7 +175,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         "",
         "## Figure",
         "",
-        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        figure_links(figs),
         "",
     ]
     return "\n".join(text)

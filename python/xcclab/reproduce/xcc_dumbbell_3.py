@@ -15,7 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _xcc
-from .report import Comparison, atomic_dir, fmt, jain_index, markdown_table, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    jain_index,
+    markdown_table,
+    write_metrics,
+)
 
 ID = "xcc-dumbbell-3"
 TITLE = "Single bottleneck, three flows joining (seed 002)"
@@ -162,7 +170,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         "",
         "## Figure",
         "",
-        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        figure_links(figs),
         "",
     ]
     return "\n".join(text)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _xcc
-from .report import atomic_dir, fmt, markdown_table, write_metrics
+from .report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-mice"
 TITLE = "Explicit protocols with mice traffic (seed 002)"
@@ -159,7 +159,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         "",
         "## Figure",
         "",
-        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        figure_links(figs),
         "",
     ]
     return "\n".join(text)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _network, _xcc
-from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
+from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-multilink"
 TITLE = "Two bottlenecks, 970 and 800 Mbit/s (seed 002)"
@@ -117,7 +117,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         "",
         "## Figure",
         "",
-        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        figure_links(figs),
         "",
     ]
     return "\n".join(text)

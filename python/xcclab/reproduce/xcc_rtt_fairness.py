@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _xcc
-from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
+from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-rtt-fairness"
 TITLE = "RTT unfairness: 30 ms and 200 ms on 1 Gbit/s (seed 002)"
@@ -184,7 +184,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         "",
         "## Figure",
         "",
-        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        figure_links(figs),
         "",
     ]
     return "\n".join(text)

@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from . import _xcc
-from .report import Comparison, atomic_dir, fmt, markdown_table, save_figure, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 RATE = "100Mbps"
 BUFFER = "2000pkt"
@@ -256,7 +264,7 @@ def _report(
     paper = _paper_table(protos, measured)
     findings = _findings(protos, measured, failed, retried, window_s)
     left_out = [p.label for p in protocols() if p.name not in {q.name for q in protos}]
-    figs = "\n".join(f"![{Path(f).stem}]({f})" for f in figures if f.endswith(".png"))
+    figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
     return "\n".join(
         [

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import _network, _xcc
-from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
+from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcp-maxmin-gap"
 TITLE = "XCP is not max-min fair (reconstructed layout, n in {2, 3, 5})"
@@ -192,7 +192,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
     lines += [
         "## Figures",
         "",
-        "\n".join(f"![{Path(f).stem}]({f})" for f in figs if f.endswith(".png")),
+        figure_links(figs),
         "",
     ]
     return "\n".join(lines)
