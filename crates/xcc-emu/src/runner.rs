@@ -165,6 +165,10 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             _ => Err(io::Error::other("the router thread ended before attaching")),
         };
     }
+    // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs busy with
+    // spinners that yield to any other thread, unless XCC_EMU_KEEP_AWAKE=0.
+    let keep_awake = std::env::var("XCC_EMU_KEEP_AWAKE").map_or(true, |v| v != "0");
+    let awake = keep_awake.then(sys::KeepAwake::start);
     let t0 = Instant::now();
     let zero_ns = sys::monotonic_ns();
     let _ = zero_tx.send(zero_ns);
@@ -298,7 +302,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     }
     // Fine samples, so that each metrics interval's end falls within 10 ms of one.
     let sample = Dur(10_000_000);
-    let udp = if udp_setups.is_empty() {
+    let no_udp_flows = udp_setups.is_empty();
+    let udp = if no_udp_flows {
         // Wait for the end of the run, or Ctrl-C.
         while t0.elapsed() < duration && !STOP.load(Ordering::Relaxed) {
             thread::sleep(duration.saturating_sub(t0.elapsed()).min(Duration::from_millis(50)));
@@ -312,7 +317,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Datagrams the hosts' own UDP sockets refused: lost before the router, outside the model.
     let mut send_failures = 0;
     let udp = udp.unwrap_or_default();
-    let host_wake_late_max_ns = udp.wake_late_max_ns;
+    let (host_wake_late_max_ns, hosts_realtime) = (udp.wake_late_max_ns, (!no_udp_flows).then_some(udp.realtime));
     for r in udp.flows {
         send_failures += r.send_failures;
         if r.id as usize >= n_flows {
@@ -421,6 +426,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     }
     stop.store(true, Ordering::Relaxed);
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;
+    drop(awake);
     let kernel: Vec<DevCounters> =
         hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
     topo.destroy()?;
@@ -453,6 +459,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     json["stats"]["kernel_udp_sndbuf_errors"] = json!(kernel.iter().map(|k| k.udp_sndbuf_errors).sum::<u64>());
     // Stalls: how late the hosts' transport woke at worst (a host without a CPU sends nothing).
     json["stats"]["host_wake_late_max_us"] = json!(host_wake_late_max_ns / 1000);
+    // Whether the router and the hosts' transport ran at real-time priority (refused without
+    // CAP_SYS_NICE or an RLIMIT_RTPRIO; then other work on the machine can delay them).
+    json["stats"]["router_realtime"] = json!(router.realtime);
+    json["stats"]["hosts_realtime"] = json!(hosts_realtime);
+    json["stats"]["keep_awake"] = json!(keep_awake);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
 

@@ -91,6 +91,9 @@ pub struct TransportRun {
     /// The largest delay between a timer the loop slept for and its waking, in nanoseconds: a
     /// host that did not get a CPU (a stall) shows here, where the router sees only silence.
     pub wake_late_max_ns: u64,
+    /// Whether the loop got its real-time priority (`SCHED_FIFO`), which keeps other work on
+    /// the machine from delaying it.
+    pub realtime: bool,
 }
 
 struct Flow {
@@ -237,7 +240,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     }
     let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
     sys::minimal_timer_slack();
-    sys::realtime_priority(40);
+    let realtime = sys::realtime_priority(40);
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
     let mut rbuf = vec![0u8; 2048];
@@ -402,5 +405,5 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             f.result
         })
         .collect();
-    Ok(TransportRun { flows, wake_late_max_ns })
+    Ok(TransportRun { flows, wake_late_max_ns, realtime })
 }
