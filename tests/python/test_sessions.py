@@ -85,6 +85,11 @@ def test_slbn_1a_quick_report(tmp_path):
     # SLBN has converged exactly by the end of the quick run; COBB has not.
     slbn, cobb = metrics["measured"]["slbn"], metrics["measured"]["cobb"]
     assert abs(slbn["final_es_p90"]) < 0.01 and cobb["es_spread_avg"] > slbn["es_spread_avg"]
+    # The band's reach from zero is at least half its width.
+    for m in (slbn, cobb):
+        assert m["es_reach_avg"] >= m["es_spread_avg"] / 2 - 1e-9
+    assert cobb["es_reach_avg"] > slbn["es_reach_avg"]
+    assert "SLBN, COBB. Of the 1 pair the paper ranks, 1 agree" in text
 
 
 @pytest.mark.parametrize(("bench", "protocol"), [("slbn-2a", "slbn"), ("slbn-2a-bfyz", "bfyz")])
