@@ -22,6 +22,33 @@ use super::budget::ControlBudget;
 use super::rm_cell::{RmCell, RmKind};
 use super::SourceTask;
 use crate::time::Time;
+use serde::Deserialize;
+
+/// The parameters of an ABR protocol over [`RmSource`] (ERICA, BFYZ): the switch algorithm's
+/// configuration `L` and the sources' RM-cell budget.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AbrParams<L> {
+    pub link: L,
+    /// RM cells' share of the session's rate (seed 004: about 1 %) and their size.
+    pub budget: ControlBudget,
+    /// `false` (default, as the papers): RM cells are a constant fraction of the session's cells,
+    /// a steady stream at the budget's pace, many per round trip. `true`: one RM cell in flight
+    /// (the next when it is back, within the budget), like SLBN's Probe cycles: some 40 times
+    /// fewer control packets, for runs at the Large scale, but less accurate under churn
+    /// (docs/algorithms/erica.md).
+    pub closed_loop: bool,
+}
+
+impl<L: Default> Default for AbrParams<L> {
+    fn default() -> Self {
+        AbrParams {
+            link: L::default(),
+            budget: ControlBudget { fraction: 0.01, packet_bytes: RmCell::WIRE_BYTES },
+            closed_loop: false,
+        }
+    }
+}
 
 /// Cells per RM round trip that the budget pays for (forward and backward).
 const CELLS_PER_RM: u32 = 2;
