@@ -11,7 +11,8 @@
 //!   Fig. 2 and protocols.md 6.7-3), and optionally on a periodic tick with the measured load;
 //! - a [`SourceTask`] per session (at the source host / access router), with the API of
 //!   seed 004 (`join`, `leave`, `change`, and `rate` for the protocol's answer);
-//! - a destination rule ([`SessionProtocol::at_destination`]) that bounces or drops packets.
+//! - a [`ControlPacket`] type, which says what the destination does with a packet (bounce or
+//!   drop) and how large it is on the wire.
 //!
 //! A driver (the session simulator in `xcc-sim`) owns the clock, the queues and the routes.
 
@@ -124,12 +125,22 @@ pub trait SourceTask {
     fn is_finished(&self) -> bool;
 }
 
-/// A complete protocol: packet, link task, source task, destination rule, parameters.
+/// A protocol's control packet: the fields it carries, what its destination does with it and
+/// its size on the wire.
+pub trait ControlPacket: Clone + core::fmt::Debug {
+    /// What the destination does with the packet: `Some` to send it back upstream, `None` to
+    /// drop it.
+    fn at_destination(self) -> Option<Self>;
+    /// Size on the wire, bytes (for queueing and transmission delay).
+    fn wire_bytes(&self) -> u32;
+}
+
+/// A complete protocol: packet, link task, source task, parameters.
 pub trait SessionProtocol {
     /// Name used in configurations and reports (`"slbn"`).
     const NAME: &'static str;
     /// Control packet fields (all protocol state the packet carries).
-    type Packet: Clone + core::fmt::Debug;
+    type Packet: ControlPacket;
     type Link: LinkTask<Packet = Self::Packet>;
     type Source: SourceTask<Packet = Self::Packet>;
     /// Protocol parameters, read from the experiment configuration (strict serde).
@@ -139,12 +150,6 @@ pub trait SessionProtocol {
     fn new_link(params: &Self::Params, capacity: f64) -> Self::Link;
     /// The source of session `session`; `join` is called next.
     fn new_source(params: &Self::Params, session: SessionId) -> Self::Source;
-    /// What the destination does with a packet: `Some` to send it back upstream, `None` to drop.
-    fn at_destination(pkt: Self::Packet) -> Option<Self::Packet>;
-    /// Size of a control packet on the wire, bytes (for queueing and transmission delay).
-    fn wire_bytes(_pkt: &Self::Packet) -> u32 {
-        64
-    }
 }
 
 // Closed-loop rate protocols adapted to session experiments (seed 004's RCP-family baselines).

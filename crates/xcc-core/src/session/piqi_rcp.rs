@@ -99,14 +99,6 @@ impl SessionProtocol for PiqiRcp {
     fn new_source(_params: &PiqiRcpParams, _session: SessionId) -> FeedbackSource {
         FeedbackSource::new()
     }
-
-    fn at_destination(p: FeedbackPacket) -> Option<FeedbackPacket> {
-        Some(FeedbackPacket { echoed: true, ..p })
-    }
-
-    fn wire_bytes(_p: &FeedbackPacket) -> u32 {
-        FeedbackPacket::WIRE_BYTES
-    }
 }
 
 #[cfg(test)]

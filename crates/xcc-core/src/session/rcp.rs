@@ -159,14 +159,6 @@ impl SessionProtocol for Rcp {
     fn new_source(_params: &RcpParams, _session: SessionId) -> FeedbackSource {
         FeedbackSource::new()
     }
-
-    fn at_destination(p: FeedbackPacket) -> Option<FeedbackPacket> {
-        Some(FeedbackPacket { echoed: true, ..p })
-    }
-
-    fn wire_bytes(_p: &FeedbackPacket) -> u32 {
-        FeedbackPacket::WIRE_BYTES
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //! session's state down at every link (ATM's connection release, which ABR switches that keep
 //! per-VC state rely on).
 
+use super::ControlPacket;
+
 /// What an RM cell is for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RmKind {
@@ -27,12 +29,18 @@ pub struct RmCell {
 impl RmCell {
     /// Size on the wire: one 53-byte ATM cell (header + 48-byte payload).
     pub const WIRE_BYTES: u32 = 53;
+}
 
-    /// What a destination does: forward RM cells turn around, Close cells end here.
-    pub fn at_destination(self) -> Option<RmCell> {
+impl ControlPacket for RmCell {
+    /// Forward RM cells turn around; Close cells end here.
+    fn at_destination(self) -> Option<RmCell> {
         match self.kind {
             RmKind::Rm => Some(self),
             RmKind::Close => None,
         }
+    }
+
+    fn wire_bytes(&self) -> u32 {
+        RmCell::WIRE_BYTES
     }
 }

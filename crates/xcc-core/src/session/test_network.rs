@@ -6,7 +6,7 @@
 //! propagation; upstream: propagation over the reverse link, then the forward link's task).
 //! The simulator's own convergence tests (xcc-sim) add queues and control-packet sizes.
 
-use super::{Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
+use super::{ControlPacket, Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
 use crate::analysis::maxmin::{max_min_fair, MaxMinProblem};
 use crate::time::{Dur, Time};
 use std::cmp::Reverse;
@@ -117,7 +117,7 @@ pub fn run<P: SessionProtocol>(params: &P::Params, net: &Net, until: Time) -> Ve
                         queue.push((now + delay, Ev::At { s, pos: pos + 1, dir, pkt }))
                     }
                     Direction::Downstream => {
-                        if let Some(back) = P::at_destination(pkt) {
+                        if let Some(back) = pkt.at_destination() {
                             // Back over the reverse of the last link, then its task upstream.
                             queue.push((now + delay + delay, Ev::At { s, pos, dir: Direction::Upstream, pkt: back }));
                         }

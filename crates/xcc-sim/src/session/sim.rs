@@ -9,7 +9,7 @@ use super::workload::Sessions;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use xcc_core::analysis::maxmin::{max_min_fair, Allocation, Bottleneck, MaxMinProblem};
-use xcc_core::session::{Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
+use xcc_core::session::{ControlPacket, Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
 use xcc_core::{Dur, Time};
 
 /// How a run is driven (everything but the protocol, the network and the sessions).
@@ -395,10 +395,10 @@ impl<P: SessionProtocol> SessionSim<P> {
         if c.dir == Direction::Downstream && pos == len {
             self.free.push(k);
             self.consumed += 1;
-            if let Some(body) = P::at_destination(c.body) {
+            if let Some(body) = c.body.at_destination() {
                 let l = self.paths.links[start + len - 1];
                 let back = self.links.reverse[l as usize];
-                let t = self.fluid[back as usize].traverse(now, P::wire_bytes(&body) as f64 * 8.0);
+                let t = self.fluid[back as usize].traverse(now, body.wire_bytes() as f64 * 8.0);
                 self.out.stats.control_hops += 1;
                 let k = self.alloc(Ctrl { session: s as u32, pos: (len - 1) as u16, dir: Direction::Upstream, body });
                 self.push(t, Ev::Ctrl(k));
@@ -412,7 +412,7 @@ impl<P: SessionProtocol> SessionSim<P> {
             self.consumed += 1;
             return;
         }
-        let bits = P::wire_bytes(&c.body) as f64 * 8.0;
+        let bits = c.body.wire_bytes() as f64 * 8.0;
         let next = match c.dir {
             Direction::Downstream => {
                 c.pos += 1;

@@ -31,12 +31,4 @@ impl SessionProtocol for Bfyz {
     fn new_source(params: &BfyzParams, _session: SessionId) -> RmSource {
         RmSource::new(params.budget, params.closed_loop)
     }
-
-    fn at_destination(cell: RmCell) -> Option<RmCell> {
-        cell.at_destination()
-    }
-
-    fn wire_bytes(_cell: &RmCell) -> u32 {
-        RmCell::WIRE_BYTES
-    }
 }

@@ -52,13 +52,4 @@ impl SessionProtocol for Cobb {
     fn new_source(params: &CobbParams, _session: SessionId) -> CobbSource {
         CobbSource::new(params.period())
     }
-
-    /// Every packet is bounced back to the source with its explicit rate.
-    fn at_destination(p: CobbPacket) -> Option<CobbPacket> {
-        Some(p)
-    }
-
-    fn wire_bytes(_p: &CobbPacket) -> u32 {
-        CobbPacket::WIRE_BYTES
-    }
 }

@@ -1,5 +1,6 @@
 //! The feedback packet: a rate request stamped by every link on the way down.
 
+use crate::session::ControlPacket;
 use crate::time::Time;
 
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -21,4 +22,15 @@ pub struct FeedbackPacket {
 impl FeedbackPacket {
     /// An IP header and RCP's congestion header (rate, RTT), as in the packet simulator.
     pub const WIRE_BYTES: u32 = 40;
+}
+
+impl ControlPacket for FeedbackPacket {
+    /// The destination echoes the stamped rate back to the source.
+    fn at_destination(self) -> Option<FeedbackPacket> {
+        Some(FeedbackPacket { echoed: true, ..self })
+    }
+
+    fn wire_bytes(&self) -> u32 {
+        FeedbackPacket::WIRE_BYTES
+    }
 }

@@ -44,18 +44,4 @@ impl SessionProtocol for Slbn {
     fn new_source(params: &SlbnParams, _session: SessionId) -> SlbnSource {
         SlbnSource::new(ControlBudget { packet_bytes: SlbnPacket::WIRE_BYTES, ..params.budget })
     }
-
-    /// "The destination node simply drops Leave packets, and bounces Join and Probe packets
-    /// back upstream as ProbeAck packets" (fields unchanged).
-    fn at_destination(p: SlbnPacket) -> Option<SlbnPacket> {
-        match p.kind {
-            SlbnKind::Join | SlbnKind::Probe => Some(SlbnPacket { kind: SlbnKind::ProbeAck, ..p }),
-            SlbnKind::Leave => None,
-            SlbnKind::ProbeAck => panic!("SLBN destination received a ProbeAck"),
-        }
-    }
-
-    fn wire_bytes(_p: &SlbnPacket) -> u32 {
-        SlbnPacket::WIRE_BYTES
-    }
 }

@@ -1,5 +1,7 @@
 //! SLBN control packets (seed 004, Section III): `type(s, bw'', bw', bw, B, b)`.
 
+use crate::session::ControlPacket;
+
 /// The four packet types of Figs. 1 and 2.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SlbnKind {
@@ -61,6 +63,22 @@ impl SlbnPacket {
     /// Bytes on the wire: type (1), session (4), three rates (3 x 8), B as a bitmap of the path
     /// (16), b (2), plus a 20-byte IP header: 67, rounded to 68.
     pub const WIRE_BYTES: u32 = 68;
+}
+
+impl ControlPacket for SlbnPacket {
+    /// "The destination node simply drops Leave packets, and bounces Join and Probe packets
+    /// back upstream as ProbeAck packets" (fields unchanged).
+    fn at_destination(self) -> Option<SlbnPacket> {
+        match self.kind {
+            SlbnKind::Join | SlbnKind::Probe => Some(SlbnPacket { kind: SlbnKind::ProbeAck, ..self }),
+            SlbnKind::Leave => None,
+            SlbnKind::ProbeAck => panic!("SLBN destination received a ProbeAck"),
+        }
+    }
+
+    fn wire_bytes(&self) -> u32 {
+        SlbnPacket::WIRE_BYTES
+    }
 }
 
 #[cfg(test)]
