@@ -212,8 +212,12 @@ pub struct Sender<C: Controller = AnyController> {
     rate_based: bool,
     /// The controller's rate the pacer last spaced packets at (0: none yet).
     paced_rate: f64,
-    /// When the last data packet left, and its size on the wire (for re-timing).
-    last_send: Time,
+    /// The pacer's slot of the last data packet (re-timing counts from it) and its size on the
+    /// wire. The slot is when it left, or, on a real clock, when it was due if the driver was
+    /// late within [`TransportConfig::pacing_catch_up`]: re-timing from the late departure
+    /// would lose that lateness at every rate change, and a rate-based flow's rate changes on
+    /// almost every ACK.
+    last_slot: Time,
     last_wire: u32,
 }
 
@@ -277,7 +281,7 @@ impl<C: Controller> Sender<C> {
             rate_based,
             paced_rate: 0.0,
             pacer_backlogged: false,
-            last_send: now,
+            last_slot: now,
             last_wire: 0,
         }
     }
@@ -424,7 +428,7 @@ impl<C: Controller> Sender<C> {
         }
         if let Some(r) = self.cc.pacing_rate_bps() {
             if r != self.paced_rate && r.is_finite() && r > 0.0 && self.last_wire > 0 {
-                self.next_send = self.last_send + Dur::from_secs_f64(self.last_wire as f64 * 8.0 / r);
+                self.next_send = self.last_slot + Dur::from_secs_f64(self.last_wire as f64 * 8.0 / r);
                 self.paced_rate = r;
             }
         }
@@ -703,9 +707,11 @@ impl<C: Controller> Sender<C> {
             // From the scheduled departure if the driver was late (within the catch-up bound),
             // else from now (TransportConfig::pacing_catch_up).
             let late_ok = if self.pacer_backlogged { self.cfg.pacing_catch_up.0 } else { 0 };
-            self.next_send = self.next_send.max(Time(now.0.saturating_sub(late_ok))) + gap;
+            let slot = self.next_send.max(Time(now.0.saturating_sub(late_ok)));
+            self.next_send = slot + gap;
             self.paced_rate = rate;
-            self.last_send = now;
+            // A packet sent ahead of its slot (a forced retransmission) counts from now.
+            self.last_slot = slot.min(now);
             self.last_wire = wire_bytes;
         }
         Packet {
@@ -1157,6 +1163,34 @@ mod tests {
         s.on_packet(ms(10), &ack_pkt(2, ms(1)));
         assert_eq!(drain(&mut s, ms(10)).len(), 1, "no burst after the window held the sender");
         assert_eq!(s.poll_timeout(), Some(ms(11)));
+    }
+
+    /// On a real clock a rate-based flow keeps its pacing schedule although its rate changes on
+    /// almost every ACK: re-timing counts from the last packet's slot, not from its late
+    /// departure (which would lose each wake-up's lateness).
+    //
+    //  R = 1 MB/s, 1050 B packets: 1.05 ms gaps. The driver wakes 0.3 ms late every time and
+    //  finds an ACK whose rate differs from the last by 1 B/s. Kept: one packet per 1.05 ms.
+    //  Lost: one per 1.35 ms.
+    #[test]
+    fn retiming_keeps_the_schedule_of_a_late_driver() {
+        use crate::host::{Rcp, RcpConfig};
+        use crate::wire::RcpHeader;
+        let c = TransportConfig { pacing_catch_up: Dur::from_ms(1), ..cfg() };
+        let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
+        let mut s = Sender::new(FlowId(1), c, rcp, None, Time::ZERO);
+        assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
+        let (start, mut now, mut sent) = (ms(10), ms(10), 0);
+        for k in 0..200 {
+            let mut a = ack_pkt(s.snd_max(), Time::ZERO);
+            a.cc = CongestionHeader::Rcp(RcpHeader { rate: 1e6 + (k % 2) as f32, rtt_us: 0 });
+            s.on_packet(now, &a);
+            sent += drain(&mut s, now).len();
+            now = s.poll_timeout().unwrap() + Dur::from_us(300);
+            s.on_timeout(now);
+        }
+        let per_packet_ms = (now - start).as_secs_f64() * 1e3 / sent as f64;
+        assert!((1.04..1.1).contains(&per_packet_ms), "{per_packet_ms} ms per packet");
     }
 
     /// A rate-based controller (RCP): one packet until the first rate; a slow rate (gap above
