@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use crate::sys::{self, TcpInfo};
 
-/// Sets the socket's TCP congestion control (`reno`, `cubic`, ...).
-pub fn set_tcp_congestion(s: &TcpStream, name: &str) -> io::Result<()> {
+/// Sets a TCP socket's congestion control (`reno`, `cubic`, `maxnet`, ...); a listening
+/// socket's connections inherit it.
+pub fn set_tcp_congestion(s: &impl AsRawFd, name: &str) -> io::Result<()> {
     // SAFETY: valid fd, buffer and length.
     let r = unsafe {
         libc::setsockopt(

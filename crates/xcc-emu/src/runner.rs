@@ -53,25 +53,6 @@ fn addr(a: [u8; 4], port: u16) -> SocketAddr {
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(a), port))
 }
 
-/// Sets a listening socket's TCP congestion control (connections it accepts inherit it).
-fn set_listener_congestion(l: &TcpListener, name: &str) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    // SAFETY: valid fd, buffer and length.
-    let r = unsafe {
-        libc::setsockopt(
-            l.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_CONGESTION,
-            name.as_ptr().cast(),
-            name.len() as libc::socklen_t,
-        )
-    };
-    if r < 0 {
-        return Err(io::Error::other(format!("TCP_CONGESTION {name}: {}", io::Error::last_os_error())));
-    }
-    Ok(())
-}
-
 /// Which hosts carry MaxNet flows: xcclab's transport over UDP, or Linux TCP with the kernel's
 /// BPF `maxnet` congestion control and its TCP option (docs/kernel.md; `xcc kernel load` first,
 /// and run this process in the cgroup the sock_ops program is attached to).
@@ -257,7 +238,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         if tcp && t.count > 0 {
             let listener = sys::in_netns(&hosts[sv].path(), || TcpListener::bind(addr(hosts[sv].addr, port)))?;
             // The server sends the responses: its accepted sockets inherit the listener's.
-            set_listener_congestion(&listener, txn_cc.unwrap_or("reno"))?;
+            apps::set_tcp_congestion(&listener, txn_cc.unwrap_or("reno"))?;
             let (count, rq, rs) = (t.count as usize, t.request_bytes, t.response_bytes);
             tcp_txn_servers.push(thread::spawn(move || apps::tcp_txn_server(listener, count, rq, rs)));
         }

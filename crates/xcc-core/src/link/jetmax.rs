@@ -33,6 +33,7 @@
 //! `A / N` needs no per-flow work. At the fixed point every flow is counted at the link with the
 //! smallest fair rate on its path, and the rates are the max-min allocation of `gamma C`.
 
+use crate::link::control_interval::ControlInterval;
 use crate::link::{LinkAlgorithm, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::time::{Dur, Time};
@@ -71,7 +72,7 @@ pub struct JetMaxRouter {
     interval_s: f64,
     /// Last interval's measurements, for traces and tests.
     last: JetMaxStats,
-    next_update: Time,
+    updates: ControlInterval,
 }
 
 /// What the last control interval measured.
@@ -99,7 +100,7 @@ impl JetMaxRouter {
             share_sum_s: 0.0,
             interval_s: cfg.interval.as_secs_f64(),
             last: JetMaxStats::default(),
-            next_update: start + cfg.interval,
+            updates: ControlInterval::starting(start, cfg.interval),
         }
     }
 
@@ -161,18 +162,14 @@ impl LinkAlgorithm for JetMaxRouter {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        Some(self.next_update)
+        Some(self.updates.due())
     }
 
     fn on_timeout(&mut self, now: Time, _backlog_bytes: u64) {
-        if now < self.next_update {
+        if !self.updates.take(now) {
             return;
         }
         self.update();
-        self.next_update += self.cfg.interval;
-        if self.next_update <= now {
-            self.next_update = now + self.cfg.interval;
-        }
     }
 
     fn gauge(&self) -> f64 {

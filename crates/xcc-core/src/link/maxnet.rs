@@ -21,6 +21,7 @@
 //!   `S = (mu + (1 - mu)/4) C - y` of its path, where `y` is the input rate measured over the
 //!   last `dt_p`; carried as its price-equivalent `T ln(x_max / S)` (see `wire::maxnet`).
 
+use crate::link::control_interval::ControlInterval;
 use crate::link::{LinkAlgorithm, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::time::{Dur, Time};
@@ -62,7 +63,7 @@ pub struct MaxNetRouter {
     y_bits: f64,
     /// Input rate measured over the last interval (bit/s), for MaxStart's spare capacity.
     y_rate: f64,
-    next_update: Time,
+    updates: ControlInterval,
 }
 
 impl MaxNetRouter {
@@ -77,7 +78,7 @@ impl MaxNetRouter {
             p_min,
             y_bits: 0.0,
             y_rate: 0.0,
-            next_update: start + cfg.dt_p,
+            updates: ControlInterval::starting(start, cfg.dt_p),
         }
     }
 
@@ -116,11 +117,11 @@ impl LinkAlgorithm for MaxNetRouter {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        Some(self.next_update)
+        Some(self.updates.due())
     }
 
     fn on_timeout(&mut self, now: Time, backlog_bytes: u64) {
-        if now < self.next_update {
+        if !self.updates.take(now) {
             return;
         }
         let dt = self.cfg.dt_p.as_secs_f64();
@@ -129,11 +130,6 @@ impl LinkAlgorithm for MaxNetRouter {
         let y = self.y_bits + 8.0 * backlog_bytes as f64 * dt / self.cfg.t0.as_secs_f64();
         self.price = (self.price + y / self.capacity_bps - self.cfg.mu * dt).max(self.p_min);
         self.y_bits = 0.0;
-        self.next_update += self.cfg.dt_p;
-        if self.next_update <= now {
-            // The driver woke us late (it never should): resynchronise rather than loop.
-            self.next_update = now + self.cfg.dt_p;
-        }
     }
 
     fn gauge(&self) -> f64 {

@@ -12,6 +12,7 @@
 //! Adding an algorithm: one file here, one variant in [`AnyLinkAlgorithm`] (and its config in
 //! the driver's registry).
 
+pub mod control_interval;
 pub mod droptail;
 #[cfg(test)]
 pub(crate) mod fake_queue;

@@ -27,6 +27,7 @@
 //! Per packet: on arrival one addition (bytes) and one comparison (largest RTT); on departure,
 //! data packets only (RCP's rule, protocols.md 3.7.5), one comparison and maybe a store (rate).
 
+use crate::link::control_interval::ControlInterval;
 use crate::link::{LinkAlgorithm, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::time::{Dur, Time};
@@ -98,7 +99,7 @@ pub struct PiqiRcpRouter {
     kappa: f64,
     /// Input rate of the last interval (bit/s), for traces and tests.
     last_input_bps: f64,
-    next_update: Time,
+    updates: ControlInterval,
 }
 
 impl PiqiRcpRouter {
@@ -117,7 +118,7 @@ impl PiqiRcpRouter {
             rtt_s: cfg.rtt0.as_secs_f64(),
             kappa: 0.0,
             last_input_bps: 0.0,
-            next_update: start + cfg.interval,
+            updates: ControlInterval::starting(start, cfg.interval),
         };
         r.kappa = r.gain();
         r
@@ -211,18 +212,14 @@ impl LinkAlgorithm for PiqiRcpRouter {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        Some(self.next_update)
+        Some(self.updates.due())
     }
 
     fn on_timeout(&mut self, now: Time, _backlog_bytes: u64) {
-        if now < self.next_update {
+        if !self.updates.take(now) {
             return;
         }
         self.update();
-        self.next_update += self.cfg.interval;
-        if self.next_update <= now {
-            self.next_update = now + self.cfg.interval;
-        }
     }
 
     fn gauge(&self) -> f64 {
