@@ -30,9 +30,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .errors import NativeModuleMissing
+
+if TYPE_CHECKING:
+    from .results import RunResult
 
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -362,7 +366,15 @@ def cmd_emu(args: argparse.Namespace) -> int:
     result = emulate(args.scenario, seed=args.seed, out=args.out)
     # events = packets the router read, packet-hops = link crossings (docs/emu.md).
     print(result.summary().replace(" s simulated, ", " s emulated, ", 1))
+    _warn_fidelity(result)
     return 0
+
+
+def _warn_fidelity(result: RunResult) -> None:
+    from .emu import fidelity_warnings
+
+    for w in fidelity_warnings(result.run_info.get("emu", {})):
+        print(f"xcc: warning: {w}", file=sys.stderr)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -373,6 +385,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     sim = run(args.scenario, out=out / "sim" if out else None)
     emu = emulate(args.scenario, out=out / "emu" if out else None)
+    _warn_fidelity(emu)
     d = differences(sim, emu)
     text = render(d)
     print(text)

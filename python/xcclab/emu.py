@@ -86,3 +86,36 @@ def emulate(
     if out is not None:
         result.save(out)
     return result
+
+
+# Beyond these the run no longer describes the modelled network well (docs/emu.md): a 1 ms
+# delivery error is 5 % of a 20 ms RTT, and a 10 ms stall is a silence the link never had.
+LATENESS_P99_LIMIT_US = 1000
+HOST_STALL_LIMIT_US = 10_000
+
+
+def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
+    """What in an emulated run's timing figures (``run_info["emu"]``) makes its results less
+    faithful to the modelled network; empty when nothing does."""
+    out = []
+    for who, key in (("router", "router_realtime"), ("hosts' transport", "hosts_realtime")):
+        if stats.get(key) is False:
+            out.append(
+                f"the {who} ran without real-time priority (SCHED_FIFO refused: needs "
+                "CAP_SYS_NICE), so other work on the machine could delay it"
+            )
+    p99 = stats.get("lateness_p99_us")
+    if p99 is not None and p99 > LATENESS_P99_LIMIT_US:
+        out.append(
+            f"the router delivered 1 % of the packets more than {p99} µs after their "
+            "virtual-time instant (a busy machine?)"
+        )
+    stall = stats.get("host_wake_late_max_us")
+    if stall is not None and stall > HOST_STALL_LIMIT_US:
+        out.append(f"a host's transport woke up to {stall / 1000:.1f} ms late (a stall)")
+    if stats.get("keep_awake") is False:
+        out.append(
+            "the CPUs were allowed to idle (XCC_EMU_KEEP_AWAKE=0): wake-ups may add hundreds "
+            "of microseconds"
+        )
+    return out

@@ -192,3 +192,30 @@ def test_bench_emu_measures_the_router(capsys):
     assert "p99 delay error" in capsys.readouterr().out
     assert not _xccemu_namespaces()
     assert main(["bench", "--emu", "--rates", "fast"]) == 2
+
+
+def test_fidelity_warnings_name_what_made_a_run_less_faithful():
+    """A quiet run gives no warning; refused real-time priority, a late router, a stalled host
+    and idle CPUs each give one, naming the figure."""
+    from xcclab.emu import fidelity_warnings
+
+    quiet = {
+        "router_realtime": True,
+        "hosts_realtime": True,
+        "lateness_p99_us": 40,
+        "host_wake_late_max_us": 50,
+        "keep_awake": True,
+    }
+    assert fidelity_warnings(quiet) == []
+    assert fidelity_warnings({**quiet, "hosts_realtime": None}) == []  # no UDP flows
+    noisy = {
+        "router_realtime": False,
+        "hosts_realtime": False,
+        "lateness_p99_us": 2246,
+        "host_wake_late_max_us": 35_000,
+        "keep_awake": False,
+    }
+    w = fidelity_warnings(noisy)
+    assert len(w) == 5, w
+    assert "router ran without real-time priority" in w[0] and "CAP_SYS_NICE" in w[0]
+    assert "2246 µs" in w[2] and "35.0 ms late" in w[3] and "XCC_EMU_KEEP_AWAKE=0" in w[4]
