@@ -113,7 +113,7 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
     stall = stats.get("host_wake_late_max_us")
     if stall is not None and stall > HOST_STALL_LIMIT_US:
         out.append(f"a host's transport woke up to {stall / 1000:.1f} ms late (a stall)")
-    if stats.get("keep_awake") is False:
+    if stats.get("keep_awake") == "off":
         out.append(
             "the CPUs were allowed to idle (XCC_EMU_KEEP_AWAKE=0): wake-ups may add hundreds "
             "of microseconds"

@@ -146,10 +146,14 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             _ => Err(io::Error::other("the router thread ended before attaching")),
         };
     }
-    // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs busy with
-    // spinners that yield to any other thread, unless XCC_EMU_KEEP_AWAKE=0.
-    let keep_awake = std::env::var("XCC_EMU_KEEP_AWAKE").map_or(true, |v| v != "0");
-    let awake = keep_awake.then(sys::KeepAwake::start);
+    // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs out of
+    // deep idle for the run. XCC_EMU_KEEP_AWAKE=0 turns this off, =spin uses the spinners.
+    let awake = match std::env::var("XCC_EMU_KEEP_AWAKE").as_deref() {
+        Ok("0") => None,
+        Ok("spin") => Some(sys::KeepAwake::spinners()),
+        _ => Some(sys::KeepAwake::start()),
+    };
+    let keep_awake_method = awake.as_ref().map_or("off", |a| a.method());
     let t0 = Instant::now();
     let zero_ns = sys::monotonic_ns();
     let _ = zero_tx.send(zero_ns);
@@ -444,7 +448,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // CAP_SYS_NICE or an RLIMIT_RTPRIO; then other work on the machine can delay them).
     json["stats"]["router_realtime"] = json!(router.realtime);
     json["stats"]["hosts_realtime"] = json!(hosts_realtime);
-    json["stats"]["keep_awake"] = json!(keep_awake);
+    json["stats"]["keep_awake"] = json!(keep_awake_method);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
 

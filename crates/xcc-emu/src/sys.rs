@@ -219,18 +219,39 @@ pub fn sleep_until(at_ns: u64) {
     unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
 }
 
-/// Keeps every CPU out of its idle state while alive: one `SCHED_IDLE` thread per online CPU
-/// spins, so it runs only when nothing else wants that CPU and yields it at once. Why: on a
-/// virtual machine a halted vCPU can take a few hundred microseconds to wake (measured here:
-/// sparse UDP pings through the router came back 0.5-0.7 ms late on an idle machine, on time
-/// with both vCPUs busy), which is the hypervisor's latency, not the emulated link's.
+/// Keeps every CPU out of its deep idle state while alive. Why: on a virtual machine a halted
+/// vCPU can take a few hundred microseconds to wake (measured here: sparse UDP pings through
+/// the router came back 0.5-0.7 ms late on an idle machine, on time with both vCPUs busy),
+/// which is the hypervisor's latency, not the emulated link's.
+///
+/// The kernel's own interface comes first: a PM QoS request of zero latency on
+/// `/dev/cpu_dma_latency` (held while the file is open) makes idle CPUs poll instead of
+/// halting, costs no thread and counts against no cgroup's CPU time. Where that file cannot be
+/// opened, one `SCHED_IDLE` thread per online CPU spins instead: it runs only when nothing
+/// else wants that CPU and yields it at once.
 pub struct KeepAwake {
+    qos: Option<std::fs::File>,
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
     threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl KeepAwake {
     pub fn start() -> KeepAwake {
+        use std::io::Write;
+        use std::sync::atomic::AtomicBool;
+        let qos = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/cpu_dma_latency")
+            .and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f))
+            .ok();
+        if qos.is_some() {
+            return KeepAwake { qos, stop: std::sync::Arc::new(AtomicBool::new(false)), threads: Vec::new() };
+        }
+        KeepAwake::spinners()
+    }
+
+    /// The spinners alone (what `start` falls back to).
+    pub fn spinners() -> KeepAwake {
         use std::sync::atomic::{AtomicBool, Ordering};
         let stop = std::sync::Arc::new(AtomicBool::new(false));
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -247,12 +268,23 @@ impl KeepAwake {
                 })
             })
             .collect();
-        KeepAwake { stop, threads }
+        KeepAwake { qos: None, stop, threads }
+    }
+
+    /// How the CPUs are kept awake: `"cpu_dma_latency"` (PM QoS) or `"spinners"`.
+    pub fn method(&self) -> &'static str {
+        if self.qos.is_some() {
+            "cpu_dma_latency"
+        } else {
+            "spinners"
+        }
     }
 }
 
 impl Drop for KeepAwake {
     fn drop(&mut self) {
+        // Closing the file withdraws the PM QoS request.
+        self.qos.take();
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         for t in self.threads.drain(..) {
             let _ = t.join();
