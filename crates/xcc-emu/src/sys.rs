@@ -229,25 +229,23 @@ pub fn sleep_until(at_ns: u64) {
 /// halting, costs no thread and counts against no cgroup's CPU time. Where that file cannot be
 /// opened, one `SCHED_IDLE` thread per online CPU spins instead: it runs only when nothing
 /// else wants that CPU and yields it at once.
-pub struct KeepAwake {
-    qos: Option<std::fs::File>,
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
+pub enum KeepAwake {
+    /// The open `/dev/cpu_dma_latency` holding the request (closing it withdraws it).
+    PmQos(std::fs::File),
+    Spinners {
+        stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        threads: Vec<std::thread::JoinHandle<()>>,
+    },
 }
 
 impl KeepAwake {
     pub fn start() -> KeepAwake {
         use std::io::Write;
-        use std::sync::atomic::AtomicBool;
-        let qos = std::fs::OpenOptions::new()
+        std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/cpu_dma_latency")
             .and_then(|mut f| f.write_all(&0i32.to_ne_bytes()).map(|_| f))
-            .ok();
-        if qos.is_some() {
-            return KeepAwake { qos, stop: std::sync::Arc::new(AtomicBool::new(false)), threads: Vec::new() };
-        }
-        KeepAwake::spinners()
+            .map_or_else(|_| KeepAwake::spinners(), KeepAwake::PmQos)
     }
 
     /// The spinners alone (what `start` falls back to).
@@ -268,26 +266,25 @@ impl KeepAwake {
                 })
             })
             .collect();
-        KeepAwake { qos: None, stop, threads }
+        KeepAwake::Spinners { stop, threads }
     }
 
     /// How the CPUs are kept awake: `"cpu_dma_latency"` (PM QoS) or `"spinners"`.
     pub fn method(&self) -> &'static str {
-        if self.qos.is_some() {
-            "cpu_dma_latency"
-        } else {
-            "spinners"
+        match self {
+            KeepAwake::PmQos(_) => "cpu_dma_latency",
+            KeepAwake::Spinners { .. } => "spinners",
         }
     }
 }
 
 impl Drop for KeepAwake {
     fn drop(&mut self) {
-        // Closing the file withdraws the PM QoS request.
-        self.qos.take();
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
+        if let KeepAwake::Spinners { stop, threads } = self {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            for t in threads.drain(..) {
+                let _ = t.join();
+            }
         }
     }
 }
