@@ -5,8 +5,7 @@
     xcc validate SCENARIO                                 check a scenario file
     xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
-    xcc reproduce ID --out DIR [--quick] [--emu] | --list reproduce a paper experiment
-    xcc reproduce ID --out DIR [--quick] [--stack S] | --list   reproduce a paper experiment
+    xcc reproduce ID --out DIR [--quick] [--emu | --stack S] | --list   reproduce a paper experiment
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
