@@ -229,7 +229,82 @@ class RunResult:
             "python": platform.python_version(),
             "cpu_count": os.cpu_count(),
         }
-        return cls(run_info=run_info, timing=timing, tables=tables)
+        result = cls(run_info=run_info, timing=timing, tables=tables)
+        result._add_references()
+        return result
+
+    def _add_references(self) -> None:
+        """Fill the flows' reference columns (``xcclab.references``) from the resolved
+        scenario, unless the table already has them (a run saved with them)."""
+        import polars as pl
+
+        from .references import derived_flow_columns
+        from .schema import TABLES
+
+        flows = self.tables["flows"]
+        if "maxmin_bps" in flows.columns and flows["maxmin_bps"].null_count() < flows.height:
+            return
+        if not flows.height or "nodes" not in self.scenario:
+            return
+        values = derived_flow_columns(self.scenario, flows, self.flow_series)
+        dtypes = {c.name: c.dtype for c in TABLES["flows"]}
+        self.tables["flows"] = flows.with_columns(
+            pl.Series(name, col, dtype=pl.Float64 if dtypes[name] == "f64" else None)
+            for name, col in values.items()
+        )
+
+    def max_min(self, utilisation: float | Any = None) -> list[float | None]:
+        """Max-min fair payload rates (bit/s) of the flows, one per row of :attr:`flows`.
+
+        ``utilisation``: None for each link's own target (MaxNet's mu, RCP's gamma, ...), a
+        number for every link, or one per link direction. Flows outside the reference (sized,
+        arrival and transaction flows, flows stopped before the end) get None.
+        """
+        from .references import max_min_rates
+
+        by_id = max_min_rates(self.scenario, utilisation)
+        return [by_id[i] if i < len(by_id) else None for i in self.flows["flow_id"].to_list()]
+
+    def convergence(
+        self, tolerance: float = 0.1, window_s: float | None = None, utilisation: Any = None
+    ) -> list[float | None]:
+        """Seconds from each flow's start until its delivery rate, over windows of
+        ``window_s`` (default: four of its RTTs, rounded up to whole metrics intervals), stays
+        within ``tolerance`` of its max-min reference to the end; None if it never does."""
+        import polars as pl
+
+        from .references import convergence_time, window_length, window_rates
+
+        interval = self.scenario["metrics"]["interval_ns"] * 1e-9
+        out: list[float | None] = []
+        refs = self.max_min(utilisation)
+        for row, ref in zip(self.flows.iter_rows(named=True), refs):
+            if not interval or ref is None or ref <= 0:
+                out.append(None)
+                continue
+            k = window_length(interval, row["srtt_s"], window_s)
+            fs = self.flow_series.filter(pl.col("flow_id") == row["flow_id"]).sort("time_s")
+            t = fs["time_s"].to_list()
+            rate = window_rates(t, fs["delivered_bytes"].to_list(), k)
+            c = convergence_time(t, rate, ref, tolerance)
+            out.append(None if c is None else max(0.0, c - (row["start_s"] or 0.0)))
+        return out
+
+    def jain(self, normalised: bool = True) -> float | None:
+        """Jain's index of the flows: of ``late_rate_bps / maxmin_bps`` over the flows with a
+        reference (``normalised``, 1 at the max-min rates), else of the whole-run goodputs."""
+        import polars as pl
+
+        if normalised:
+            x = self.flows.filter(pl.col("maxmin_bps") > 0).select(
+                pl.col("late_rate_bps") / pl.col("maxmin_bps")
+            )
+        else:
+            x = self.flows.select("goodput_bps")
+        v = x.to_series().drop_nulls().to_numpy()
+        if not len(v) or not (v**2).sum():
+            return None
+        return float(v.sum() ** 2 / (len(v) * (v**2).sum()))
 
     # -- files -----------------------------------------------------------------------------
     def save(self, out: str | os.PathLike[str]) -> Path:
@@ -275,7 +350,9 @@ class RunResult:
         for name in TABLE_NAMES:
             path = directory / f"{name}.parquet"
             tables[name] = pl.read_parquet(path) if path.is_file() else to_frame(name, None)
-        return cls(run_info=run_info, timing=timing, tables=tables, path=directory)
+        result = cls(run_info=run_info, timing=timing, tables=tables, path=directory)
+        result._add_references()  # runs saved before the reference columns existed
+        return result
 
     # -- presentation ----------------------------------------------------------------------
     def plot(

@@ -61,6 +61,38 @@ TABLES: dict[str, tuple[Column, ...]] = {
             "smoothed RTT (RFC 6298) at the end of the flow; null without samples",
             True,
         ),
+        # Derived in Python (xcclab.references) from run.json's resolved scenario and the
+        # series when a run is built or loaded; the simulator does not produce these.
+        _c(
+            "late_rate_bps",
+            "f64",
+            "bit/s",
+            "payload delivery rate over the second half of the run; null without series",
+            True,
+        ),
+        _c(
+            "maxmin_bps",
+            "f64",
+            "bit/s",
+            "max-min fair payload rate at the links' own utilisation targets; null outside"
+            " the reference (sized, arrival and transaction flows, flows stopped early)",
+            True,
+        ),
+        _c("maxmin_error", "f64", "", "late_rate_bps / maxmin_bps - 1", True),
+        _c(
+            "rate_window_s",
+            "f64",
+            "s",
+            "window of the rates convergence_s is judged on: whole intervals, >= 4 srtt_s",
+            True,
+        ),
+        _c(
+            "convergence_s",
+            "f64",
+            "s",
+            "from start until the windowed rate stays within 10 % of maxmin_bps; null if never",
+            True,
+        ),
     ),
     "links": (
         _c("link_id", "i64", "", "link direction index (one row per direction)"),

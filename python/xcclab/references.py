@@ -1,0 +1,264 @@
+"""References for a run's flows, computed from the run's own resolved scenario.
+
+- :func:`max_min_rates`: the max-min fair rates of the flows of ``[[flow]]`` that are still
+  active at the end of the run, over the links they cross, each link's capacity scaled by the
+  utilisation its queue discipline aims at (MaxNet's ``mu``, RCP's, PIQI-RCP's and JetMax's
+  ``gamma``; 1 for XCP and the AQMs) or by ``utilisation``; reported as **payload** rates, since
+  the flows table reports payload: a data packet is ``mss + header + shim`` bytes on the wire,
+  the shim being the congestion header of the flow's ``cc`` (:data:`SHIM_BYTES`: 1518, 1510,
+  1508 B data packets for XCP, RCP and MaxNet with the default 1460 B MSS and 40 B headers).
+- :func:`window_rates`: delivery rates over a sliding window of whole metrics intervals, by
+  default four RTTs long (``delivered_bytes`` differences, so exact, not an average of averages).
+- :func:`convergence_time`: the first time after which a flow's windowed rate stays within
+  ``tolerance`` of its reference until the end of the run.
+
+Routes follow the simulator's rule (``crates/xcc-sim/src/topology.rs``): an explicit ``route``,
+else the fewest hops, then the lowest propagation delay, then the lowest link ids, never through
+a host. Flows started by ``[[arrivals]]`` or ``[[transactions]]``, sized flows and flows that
+stopped before the end get no reference (null): the reference is the steady state of the flows
+that run to the end.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from typing import Any
+
+#: Bytes the congestion header (2 shim bytes + the body) adds to every data packet, per ``cc``
+#: kind (``crates/xcc-core/src/wire/*.rs``; checked against simulated runs by a test).
+SHIM_BYTES: dict[str, int] = {
+    "newreno": 0,
+    "maxnet": 8,
+    "xcp": 18,
+    "rcp": 10,
+    "piqi-rcp": 10,
+    "jetmax": 13,
+}
+
+#: Tolerance of :func:`convergence_time` (relative to the reference).
+DEFAULT_TOLERANCE = 0.1
+#: Default rate window in RTTs: delivery of a window protocol comes in bursts once per RTT, so
+#: a one-RTT window still shows the burst phase (+-10 % on a 25 Mbit/s XCP flow sampled every
+#: 10 ms); four RTTs bring it to +-5 %.
+WINDOW_RTTS = 4
+
+
+def target_utilisation(queue: dict[str, Any]) -> float:
+    """The fraction of capacity a resolved ``queue`` aims to fill (1 when it has no target)."""
+    kind = queue.get("kind")
+    if kind == "maxnet":
+        return float(queue["mu"])
+    if kind in ("rcp", "piqi-rcp", "jetmax"):
+        return float(queue["gamma"])
+    return 1.0
+
+
+def flow_routes(scenario: dict[str, Any]) -> list[list[int]]:
+    """Link ids (directions, in order) crossed by each entry of the resolved ``flows``."""
+    nodes, links = scenario["nodes"], scenario["links"]
+    is_host = [n["kind"] == "host" for n in nodes]
+    out: list[list[int]] = [[] for _ in nodes]
+    for lid, link in enumerate(links):
+        out[link["from"]].append(lid)
+    trees: dict[int, list[int]] = {}
+
+    def tree(src: int) -> list[int]:
+        best = [(math.inf, math.inf)] * len(nodes)
+        parent = [-1] * len(nodes)
+        best[src] = (0, 0)
+        heap = [(0, 0, src)]
+        while heap:
+            h, d, u = heapq.heappop(heap)
+            if (h, d) > best[u]:
+                continue
+            for lid in out[u]:
+                v = links[lid]["to"]
+                cand = (h + 1, d + links[lid]["delay_ns"])
+                if cand < best[v]:
+                    best[v] = cand
+                    parent[v] = lid
+                    if not is_host[v]:
+                        heapq.heappush(heap, (cand[0], cand[1], v))
+        return parent
+
+    routes = []
+    for flow in scenario["flows"]:
+        if flow.get("route"):
+            hops = flow["route"]
+            path = [
+                next(lid for lid in out[a] if links[lid]["to"] == b) for a, b in zip(hops, hops[1:])
+            ]
+        else:
+            parent = trees.setdefault(flow["src"], tree(flow["src"]))
+            path, v = [], flow["dst"]
+            while v != flow["src"]:
+                lid = parent[v]
+                if lid < 0:
+                    raise ValueError(f"flow {flow['name']!r}: no route")
+                path.append(lid)
+                v = links[lid]["from"]
+            path.reverse()
+        routes.append(path)
+    return routes
+
+
+def payload_share(flow: dict[str, Any]) -> float:
+    """Payload bytes per wire byte of the flow's full data packets (1 for cbr)."""
+    kind = flow["kind"]
+    if kind["kind"] != "bulk":
+        return 1.0
+    t = kind["transport"]
+    shim = SHIM_BYTES.get(kind["cc"]["kind"])
+    if shim is None:
+        raise ValueError(f"flow {flow['name']!r}: no header size known for cc {kind['cc']!r}")
+    return t["mss_bytes"] / (t["mss_bytes"] + t["header_bytes"] + shim)
+
+
+def _in_reference(flow: dict[str, Any], duration_ns: int) -> bool:
+    kind = flow["kind"]
+    if kind["kind"] == "bulk" and kind.get("size_bytes") is not None:
+        return False
+    stop = flow.get("stop_ns")
+    return flow["start_ns"] < duration_ns and (stop is None or stop >= duration_ns)
+
+
+def max_min_rates(
+    scenario: dict[str, Any], utilisation: float | Sequence[float] | None = None
+) -> list[float | None]:
+    """Max-min fair payload rates (bit/s) of the resolved scenario's ``flows`` (see module doc).
+
+    ``utilisation``: None for each link's own target, a number for every link, or one per link
+    direction. Entries of flows outside the reference are None.
+    """
+    from .maxmin import max_min_fair
+
+    links, flows = scenario["links"], scenario["flows"]
+    if utilisation is None:
+        util = [target_utilisation(link["queue"]) for link in links]
+    elif isinstance(utilisation, (int, float)):
+        util = [float(utilisation)] * len(links)
+    else:
+        util = [float(u) for u in utilisation]
+        if len(util) != len(links):
+            raise ValueError(f"utilisation: expected {len(links)} values (one per link direction)")
+    chosen = [i for i, f in enumerate(flows) if _in_reference(f, scenario["duration_ns"])]
+    out: list[float | None] = [None] * len(flows)
+    if not chosen:
+        return out
+    routes = flow_routes(scenario)
+    # The oracle shares wire capacity: a flow's wire rate is its payload rate / payload share.
+    demand = [
+        float(flows[i]["kind"]["rate_bps"]) if flows[i]["kind"]["kind"] == "cbr" else math.inf
+        for i in chosen
+    ]
+    alloc = max_min_fair(
+        [float(link["rate_bps"]) for link in links],
+        [routes[i] for i in chosen],
+        demand=demand,
+        utilisation=util,
+    )
+    for k, i in enumerate(chosen):
+        out[i] = float(alloc.rate[k]) * payload_share(flows[i])
+    return out
+
+
+def window_length(interval_s: float, rtt_s: float | None, window_s: float | None = None) -> int:
+    """Samples per rate window: the smallest whole number of metrics intervals covering
+    ``window_s`` (default: :data:`WINDOW_RTTS` times ``rtt_s``), at least one."""
+    want = window_s if window_s is not None else WINDOW_RTTS * (rtt_s or 0.0)
+    return max(1, math.ceil(want / interval_s - 1e-9))
+
+
+def window_rates(time_s: Sequence[float], delivered: Sequence[float], samples: int) -> Any:
+    """Delivery rate (bit/s) over the last ``samples`` intervals at each sample (NaN before)."""
+    import numpy as np
+
+    t = np.asarray(time_s, dtype=float)
+    b = np.asarray(delivered, dtype=float)
+    rate = np.full(len(t), np.nan)
+    if len(t) > samples:
+        rate[samples:] = 8 * (b[samples:] - b[:-samples]) / (t[samples:] - t[:-samples])
+    return rate
+
+
+def convergence_time(
+    time_s: Sequence[float], rate: Sequence[float], reference: float, tolerance: float
+) -> float | None:
+    """The first sample time after which ``rate`` stays within ``tolerance`` of ``reference``
+    to the last sample (None if the last sample is outside, or there is none)."""
+    import numpy as np
+
+    r = np.asarray(rate, dtype=float)
+    ok = np.abs(r - reference) <= tolerance * reference
+    ok &= ~np.isnan(r)
+    if not len(r) or not ok[-1]:
+        return None
+    bad = np.flatnonzero(~ok)
+    first = 0 if not len(bad) else bad[-1] + 1
+    return float(time_s[first])
+
+
+#: Columns of ``flows`` derived here (declared in :mod:`xcclab.schema`).
+DERIVED_FLOW_COLUMNS = (
+    "late_rate_bps",
+    "maxmin_bps",
+    "maxmin_error",
+    "rate_window_s",
+    "convergence_s",
+)
+
+
+def late_rates(scenario: dict[str, Any], flows: Any, flow_series: Any) -> list[float | None]:
+    """Each flow's delivery rate over the second half of the run (from its last sample back to
+    the first sample at or after half the duration, or its start); None without samples."""
+    import numpy as np
+    import polars as pl
+
+    half = scenario["duration_ns"] * 0.5e-9
+    out: list[float | None] = []
+    for fid, start in zip(flows["flow_id"].to_list(), flows["start_s"].to_list()):
+        fs = flow_series.filter(pl.col("flow_id") == fid).sort("time_s")
+        t, b = fs["time_s"].to_numpy(), fs["delivered_bytes"].to_numpy()
+        if len(t) < 2:
+            out.append(None)
+            continue
+        k = int(np.searchsorted(t, max(half, start or 0.0) - 1e-9))
+        k = min(k, len(t) - 2)
+        out.append(float(8 * (b[-1] - b[k]) / (t[-1] - t[k])))
+    return out
+
+
+def derived_flow_columns(
+    scenario: dict[str, Any], flows: Any, flow_series: Any, tolerance: float = DEFAULT_TOLERANCE
+) -> dict[str, list[Any]]:
+    """The values of :data:`DERIVED_FLOW_COLUMNS` for every row of ``flows``."""
+    import polars as pl
+
+    by_id = max_min_rates(scenario, None) if scenario.get("flows") else []
+    # flow_id indexes the resolved [[flow]] entries; later ids are arrivals and transactions.
+    ref = [by_id[i] if i < len(by_id) else None for i in flows["flow_id"].to_list()]
+    late = late_rates(scenario, flows, flow_series)
+    interval = scenario.get("metrics", {}).get("interval_ns", 0) * 1e-9
+    window: list[float | None] = []
+    conv: list[float | None] = []
+    for row, r in zip(flows.iter_rows(named=True), ref):
+        if not interval or r is None or r <= 0:
+            window.append(None)
+            conv.append(None)
+            continue
+        k = window_length(interval, row["srtt_s"])
+        window.append(k * interval)
+        fs = flow_series.filter(pl.col("flow_id") == row["flow_id"]).sort("time_s")
+        rate = window_rates(fs["time_s"].to_list(), fs["delivered_bytes"].to_list(), k)
+        t = convergence_time(fs["time_s"].to_list(), rate, r, tolerance)
+        conv.append(None if t is None else max(0.0, t - (row["start_s"] or 0.0)))
+    error = [None if (a is None or r is None or r <= 0) else a / r - 1.0 for a, r in zip(late, ref)]
+    return {
+        "late_rate_bps": late,
+        "maxmin_bps": ref,
+        "maxmin_error": error,
+        "rate_window_s": window,
+        "convergence_s": conv,
+    }
