@@ -4,7 +4,7 @@ Every explicit protocol that aims at max-min fairness (MaxNet, RCP, JetMax, SLBN
 BFYZ, COBB) is checked against it; XCP's deviation from it is measured with it.
 
 >>> a = max_min_fair([10.0, 20.0], [[0, 1], [0], [1]])   # parking lot
->>> a.rate.tolist(), a.bottleneck.tolist()
+>>> a.rate, a.bottleneck
 ([5.0, 5.0, 15.0], [0, 0, 1])
 """
 
@@ -23,11 +23,15 @@ UNCONSTRAINED = -2
 
 @dataclass(frozen=True)
 class Allocation:
-    """Rates per flow, the limiting link per flow (or DEMAND / UNCONSTRAINED), load per link."""
+    """Rates per flow, the limiting link per flow (or DEMAND / UNCONSTRAINED), load per link.
 
-    rate: np.ndarray
-    bottleneck: np.ndarray
-    load: np.ndarray
+    Plain Python floats and ints (not numpy scalars), so an allocation prints as numbers and
+    goes into JSON as is; ``numpy.asarray(a.rate)`` for array arithmetic.
+    """
+
+    rate: list[float]
+    bottleneck: list[int]
+    load: list[float]
 
 
 def max_min_fair(
@@ -52,7 +56,7 @@ def max_min_fair(
         None if demand is None else [float(d) for d in demand],
     )
     return Allocation(
-        rate=np.asarray(result["rate"], dtype=float),
-        bottleneck=np.asarray(result["bottleneck"], dtype=np.int64),
-        load=np.asarray(result["load"], dtype=float),
+        rate=[float(v) for v in result["rate"]],
+        bottleneck=[int(v) for v in result["bottleneck"]],
+        load=[float(v) for v in result["load"]],
     )
