@@ -45,9 +45,14 @@ DEFAULT_TOLERANCE = 0.1
 WINDOW_RTTS = 4
 
 
+def cc_name(kind: str) -> str:
+    """The scenario's name of a resolved kind (run.json writes ``new_reno``, ``drop_tail``)."""
+    return {"new_reno": "newreno", "drop_tail": "droptail"}.get(kind, kind)
+
+
 def target_utilisation(queue: dict[str, Any]) -> float:
     """The fraction of capacity a resolved ``queue`` aims to fill (1 when it has no target)."""
-    kind = queue.get("kind")
+    kind = cc_name(queue.get("kind", ""))
     if kind == "maxnet":
         return float(queue["mu"])
     if kind in ("rcp", "piqi-rcp", "jetmax"):
@@ -110,7 +115,7 @@ def payload_share(flow: dict[str, Any]) -> float:
     if kind["kind"] != "bulk":
         return 1.0
     t = kind["transport"]
-    shim = SHIM_BYTES.get(kind["cc"]["kind"])
+    shim = SHIM_BYTES.get(cc_name(kind["cc"]["kind"]))
     if shim is None:
         raise ValueError(f"flow {flow['name']!r}: no header size known for cc {kind['cc']!r}")
     return t["mss_bytes"] / (t["mss_bytes"] + t["header_bytes"] + shim)

@@ -246,7 +246,13 @@ class RunResult:
             return
         if not flows.height or "nodes" not in self.scenario:
             return
-        values = derived_flow_columns(self.scenario, flows, self.flow_series)
+        try:
+            values = derived_flow_columns(self.scenario, flows, self.flow_series)
+        except ValueError as exc:  # e.g. a cc whose header size is unknown: no reference
+            import warnings
+
+            warnings.warn(f"no max-min reference for this run: {exc}", stacklevel=2)
+            return
         dtypes = {c.name: c.dtype for c in TABLES["flows"]}
         self.tables["flows"] = flows.with_columns(
             pl.Series(name, col, dtype=pl.Float64 if dtypes[name] == "f64" else None)

@@ -6,9 +6,11 @@ opens an in-memory DuckDB database with:
 
 - ``runs``: one row per run directory: ``run_dir`` (relative to ``root``), ``scenario``,
   ``seed``, ``source``, ``duration_s``, ``events``, ``packet_hops``, ``wall_seconds``, and for
-  sweep points ``sweep`` (the sweep directory), ``point_id``, ``params`` (JSON) and one column per
-  swept parameter (``link[2].delay`` -> ``link_2_delay`` as written, plus ``link_2_delay_si``
-  in seconds, bit/s or bytes when the values carry units);
+  sweep points ``sweep`` (the spec's name), ``sweep_dir`` (its directory), ``point_id``,
+  ``params`` (JSON) and one column per swept parameter (``link[2].delay`` -> ``link_2_delay``
+  as written, plus ``link_2_delay_si`` in seconds, bit/s or bytes when the values carry units;
+  the text column is then a DuckDB ``ENUM`` ordered by that number, so ``ORDER BY
+  link_2_delay`` puts ``"20ms"`` before ``"100ms"`` and ``= '20ms'`` still compares as text);
 - ``flows``, ``links``, ``flow_series``, ``link_series``, ``transactions``: views over the
   Parquet files of every run, each row tagged with ``run_dir``, ``sweep``, ``point_id``,
   ``seed`` and the parameter columns.
@@ -47,21 +49,24 @@ RUN_COLUMNS = (
     ("packet_hops", "BIGINT"),
     ("wall_seconds", "DOUBLE"),
     ("sweep", "VARCHAR"),
+    ("sweep_dir", "VARCHAR"),
     ("point_id", "VARCHAR"),
     ("params", "VARCHAR"),
 )
 #: Columns of ``runs`` that tag every row of the data views.
-TAG_COLUMNS = ("run_dir", "sweep", "point_id", "seed")
+TAG_COLUMNS = ("run_dir", "sweep", "sweep_dir", "point_id", "seed")
 
 
 @dataclass(frozen=True)
 class Param:
-    """A swept parameter as a column: its name, SQL type, and whether it has an ``_si`` twin."""
+    """A swept parameter as a column: its name, SQL type, and whether it has an ``_si`` twin
+    (then ``sql_type`` is an ENUM of its values in numeric order, ``enum_values``)."""
 
     path: str
     column: str
     sql_type: str
     has_si: bool
+    enum_values: tuple[str, ...] = ()
 
 
 class Catalog:
@@ -104,6 +109,10 @@ class Catalog:
     # -- construction ----------------------------------------------------------------------
     def _create_runs(self, runs: list[dict[str, Any]]) -> None:
         cols = list(RUN_COLUMNS)
+        for p in self.params:
+            if p.enum_values:
+                values = ", ".join(_literal(v) for v in p.enum_values)
+                self.con.execute(f'CREATE TYPE "{p.sql_type}" AS ENUM ({values})')
         for p in self.params:
             cols.append((p.column, p.sql_type))
             if p.has_si:
@@ -206,7 +215,8 @@ def _sweep_points(root: Path) -> dict[Path, dict[str, Any]]:
         sweep_dir = manifest.parent
         for p in data.get("points", []):
             points[(sweep_dir / p["run_dir"]).resolve()] = {
-                "sweep": _rel(root, sweep_dir),
+                "sweep": data.get("name") or sweep_dir.name,
+                "sweep_dir": _rel(root, sweep_dir),
                 "point_id": p["point_id"],
                 "params": json.dumps(p["params"], sort_keys=True),
             }
@@ -237,12 +247,23 @@ def _params(runs: list[dict[str, Any]]) -> list[Param]:
         else:
             sql_type = "VARCHAR"
         has_si = sql_type == "VARCHAR" and any(quantity_value(v) is not None for v in values[path])
-        params.append(Param(path, column, sql_type, has_si))
+        enum: tuple[str, ...] = ()
+        if has_si and all(isinstance(v, str) for v in values[path]):
+            # Numeric order, values without a number ("unlimited") last, then as written.
+            distinct = set(values[path])
+            enum = tuple(sorted(distinct, key=lambda v: _enum_key(v)))
+            sql_type = f"param_{column}_t"
+        params.append(Param(path, column, sql_type, has_si, enum))
     return params
 
 
+def _enum_key(value: str) -> tuple[bool, float, str]:
+    number = quantity_value(value)
+    return (number is None, number if number is not None else 0.0, value)
+
+
 def _sql_value(value: Any, sql_type: str) -> Any:
-    if value is None or sql_type != "VARCHAR" or isinstance(value, str):
+    if value is None or sql_type in ("BOOLEAN", "BIGINT", "DOUBLE") or isinstance(value, str):
         return value
     return json.dumps(value)
 

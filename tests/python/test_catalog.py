@@ -90,10 +90,17 @@ def test_views_tag_rows_with_run_and_parameters(swept):
     with xcclab.catalog(swept) as cat:
         runs = cat.sql("SELECT * FROM runs ORDER BY run_dir")
         assert runs.filter(pl.col("sweep").is_null())["run_dir"].to_list() == ["single"]
-        sweep_rows = runs.filter(pl.col("sweep") == "sweep")
+        sweep_rows = runs.filter(pl.col("sweep") == "spec")  # the spec's name
         assert sweep_rows.height == 18
+        assert set(sweep_rows["sweep_dir"].to_list()) == {"sweep"}
         si = sorted(set(sweep_rows["link_1_delay_si"].to_list()))
         assert si == pytest.approx([0.001, 0.01, 0.03])
+        # The text column sorts by its number: "10ms" after "1ms", "30ms" last.
+        ordered = cat.sql(
+            "SELECT link_1_delay FROM runs WHERE sweep IS NOT NULL ORDER BY link_1_delay, run_dir"
+        )["link_1_delay"].to_list()
+        assert ordered == ["1ms"] * 6 + ["10ms"] * 6 + ["30ms"] * 6
+        assert cat.sql("SELECT count(*) AS n FROM flows WHERE link_1_delay = '10ms'")["n"][0] > 0
         for name in ("flows", "links", "flow_series", "link_series", "transactions"):
             counts = cat.sql(f"SELECT run_dir, count(*) AS n FROM {name} GROUP BY run_dir")
             for row in counts.iter_rows(named=True):
