@@ -13,7 +13,7 @@
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
-    xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
+    xcc plot-sweep DIR... --metric M --x PARAM [--y PARAM]  metric vs swept parameters, CI over seeds
     xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
@@ -313,6 +313,7 @@ def cmd_plot_sweep(args: argparse.Namespace) -> int:
         hue=args.hue,
         agg=args.agg,
         where=args.where,
+        reference=args.reference,
         out=args.out,
         formats=tuple(args.format or ["png", "svg"]),
     ):
@@ -538,11 +539,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser("plot-sweep", help="plot a metric against swept parameters (CI over seeds)")
-    p.add_argument("dir", metavar="DIR", help="sweep directory written by `xcc sweep`")
-    p.add_argument("--metric", required=True, help="'jain' or TABLE.COLUMN, e.g. links.drops")
+    p.add_argument(
+        "dir", nargs="+", metavar="DIR", help="sweep directories written by `xcc sweep`"
+    )
+    p.add_argument(
+        "--metric",
+        required=True,
+        help="jain, jain_maxmin, max_abs_maxmin_error, max_convergence_s, converged_flows or "
+        "TABLE.COLUMN, e.g. links.drops",
+    )
     p.add_argument("--x", required=True, metavar="PARAM", help="swept parameter on the x axis")
     p.add_argument("--y", metavar="PARAM", help="second parameter: draw a heatmap")
-    p.add_argument("--hue", metavar="PARAM", help="one line per value (default: every other)")
+    p.add_argument(
+        "--hue", metavar="PARAM", help="one line per value (default: every other; 'sweep')"
+    )
+    p.add_argument(
+        "--reference", metavar="METRIC", help="dashed reference, e.g. flows.maxmin_bps"
+    )
     p.add_argument("--agg", default="mean", choices=["mean", "sum", "min", "max"])
     p.add_argument(
         "--where", metavar="SQL", help="filter the metric's rows, e.g. \"name = 'a->b'\""

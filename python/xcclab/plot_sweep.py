@@ -1,6 +1,7 @@
 """Plots of a sweep: a metric against swept parameters, with confidence intervals over seeds.
 
-``xcc plot-sweep DIR --metric M --x PARAM [--y PARAM2] [--hue PARAM3]``:
+``xcc plot-sweep DIR [DIR ...] --metric M --x PARAM [--y PARAM2] [--hue PARAM3]
+[--reference M2]``:
 
 - with ``--x`` only: a **line plot** of the metric's mean over seeds against ``PARAM``, with a
   95% confidence interval (Student's t over the seeds: mean +- t(0.975, n-1) s / sqrt(n)),
@@ -11,10 +12,18 @@
 The metric is computed per run with the catalog's SQL views (``docs/catalog.md``), so anything
 the views hold can be plotted:
 
-- ``jain``: Jain's fairness index over the flows' goodputs;
+- per run, from the ``run_metrics`` view: ``jain`` (Jain's index over the flows' goodputs),
+  ``jain_maxmin`` (over each flow's rate / its max-min rate: 1 at the max-min allocation),
+  ``max_abs_maxmin_error``, ``max_convergence_s``, ``converged_flows``;
 - ``TABLE.COLUMN`` with ``--agg`` (``mean`` by default; ``sum``, ``min``, ``max``) over that
   table's rows of the run, e.g. ``flows.goodput_bps --agg sum``, ``links.utilisation`` with
   ``--where "name = 'r1->r2'"`` (any SQL condition on the table's columns).
+
+``--reference`` (e.g. ``flows.maxmin_bps``, aggregated like the metric) is drawn dashed in
+each line's colour. Several sweep directories go into one figure; ``sweep`` (each spec's name)
+is then a parameter like ``protocol`` or ``variant``, e.g. ``--hue sweep``. Axis labels are the
+metric's name and unit (bit/s shown as Mbit/s); the title says what was aggregated over which
+rows.
 
 Parameters are named as in the manifest (``link_1_delay`` or ``link[1].delay``); values with
 units are placed on the axis by their SI value (seconds, bit/s, bytes) and labelled as written.
@@ -51,10 +60,24 @@ def t975(df: int) -> float:
     return _T975[df - 1] if df <= len(_T975) else 1.96
 
 
+#: Per-run metrics of the catalog's ``run_metrics`` view, with their axis labels.
+RUN_METRICS = {
+    "jain": "Jain's index of goodputs",
+    "jain_maxmin": "Jain's index of rate / max-min rate",
+    "max_abs_maxmin_error": "largest |rate / max-min rate - 1|",
+    "max_convergence_s": "slowest convergence to max-min (s)",
+    "converged_flows": "flows within 10 % of max-min",
+}
+#: Units shown in axis labels, scaled to a readable size.
+_UNIT_LABELS = {"bit/s": ("Mbit/s", 1e-6), "B": ("kB", 1e-3)}
+
+
 @dataclass
 class Metric:
-    label: str
+    label: str  # the axis label: the metric's name and unit
+    title: str  # what was aggregated over which rows
     sql: str  # SELECT run_dir, value ... GROUP BY run_dir
+    scale: float = 1.0  # plotted value = value * scale (bit/s shown as Mbit/s)
 
 
 def metric_sql(metric: str, agg: str = "mean", where: str | None = None) -> Metric:
@@ -62,84 +85,91 @@ def metric_sql(metric: str, agg: str = "mean", where: str | None = None) -> Metr
     if agg not in AGGREGATES:
         raise ScenarioError(f"--agg: expected one of {', '.join(AGGREGATES)}, got {agg!r}")
     cond = f" AND ({where})" if where else ""
-    if metric == "jain":
-        expr, table, label = (
-            "sum(goodput_bps) ^ 2 / (count(*) * sum(goodput_bps ^ 2))",
-            "flows",
-            ("Jain's index (goodput)"),
+    filtered = f" where {where}" if where else ""
+    name = metric.removeprefix("run_metrics.")
+    if name in RUN_METRICS:
+        sql = (
+            f'SELECT run_dir, "{name}" AS value FROM run_metrics '
+            f"WHERE point_id IS NOT NULL{cond}"
         )
-    else:
-        from .schema import TABLES
+        return Metric(RUN_METRICS[name], f"{name} per run{filtered}", sql)
+    from .schema import TABLES
 
-        table, _, column = metric.partition(".")
-        known = {c.name for c in TABLES.get(table, ())}
-        if not column or column not in known:
-            tables = ", ".join(TABLES)
-            raise ScenarioError(
-                f"--metric: expected 'jain' or TABLE.COLUMN (tables: {tables}), got {metric!r}"
-                + (f"; {table} has {', '.join(sorted(known))}" if known else "")
-            )
-        expr = f'{agg}("{column}")'
-        label = f"{agg} of {metric}" + (f" where {where}" if where else "")
+    table, _, column = metric.partition(".")
+    known = {c.name: c for c in TABLES.get(table, ())}
+    if not column or column not in known:
+        tables = ", ".join(TABLES)
+        raise ScenarioError(
+            f"--metric: expected one of {', '.join(RUN_METRICS)} or TABLE.COLUMN "
+            f"(tables: {tables}), got {metric!r}"
+            + (f"; {table} has {', '.join(sorted(known))}" if known else "")
+        )
+    unit, scale = _UNIT_LABELS.get(known[column].unit, (known[column].unit, 1.0))
+    label = column + (f" ({unit})" if unit else "")
     sql = (
-        f"SELECT run_dir, {expr} AS value FROM {table} "
+        f'SELECT run_dir, {agg}("{column}") AS value FROM {table} '
         f"WHERE point_id IS NOT NULL{cond} GROUP BY run_dir"
     )
-    return Metric(label, sql)
+    return Metric(label, f"{agg} over {table}{filtered}", sql, scale)
+
+
+def _params_of(manifest: dict[str, Any]) -> dict[str, str]:
+    """Name (dotted path or column) -> column, for a sweep's parameters and ``sweep``."""
+    columns = manifest["columns"]
+    return {**{c: c for c in columns.values()}, **columns, "sweep": "sweep"}
 
 
 def sweep_stats(
-    sweep_dir: str | os.PathLike[str],
+    sweep_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
     metric: str,
     params: list[str],
     *,
     agg: str = "mean",
     where: str | None = None,
+    reference: str | None = None,
 ) -> tuple[Any, Metric, dict[str, str]]:
     """Mean, sd, n and 95% CI half-width of ``metric`` over seeds, per combination of ``params``.
 
+    ``sweep_dir`` is one sweep directory or several (``sweep``, the spec's name, is then a
+    parameter like the swept ones). ``reference`` (a metric, e.g. ``flows.maxmin_bps``)
+    adds its mean per combination as ``reference``, with the same ``agg`` and ``where``.
     Returns (DataFrame, metric, {column: dotted path}). Parameters not in ``params`` are
     averaged over (with the seeds).
     """
     import polars as pl
 
-    from .results_catalog import catalog
-
-    sweep_dir = Path(sweep_dir)
-    manifest = load_manifest(sweep_dir)
-    columns = manifest["columns"]  # dotted path -> column
-    by_name = {**{c: c for c in columns.values()}, **columns}
-    missing = [p for p in params if p not in by_name]
-    if missing:
-        raise ScenarioError(
-            f"{sweep_dir}: no swept parameter {missing[0]!r}; swept: "
-            + ", ".join(f"{c} ({p})" for p, c in columns.items())
-        )
-    cols = [by_name[p] for p in params]
+    dirs = [Path(d) for d in (sweep_dir if isinstance(sweep_dir, list) else [sweep_dir])]
     m = metric_sql(metric, agg, where)
-    with catalog(sweep_dir) as cat:
-        import duckdb
-
-        try:
-            per_run = cat.sql(m.sql)
-        except duckdb.Error as exc:
-            raise ScenarioError(f"--metric/--where: {exc}") from None
-        runs = cat.sql("SELECT * FROM runs WHERE point_id IS NOT NULL")
-    if per_run.height == 0:
-        raise ScenarioError(f"{sweep_dir}: no finished point has rows for {m.label}")
-    data = per_run.join(runs, on="run_dir")
+    ref = metric_sql(reference, agg, where) if reference else None
+    frames, paths = [], {}
+    for directory in dirs:
+        manifest = load_manifest(directory)
+        by_name = _params_of(manifest)
+        missing = [p for p in params if p not in by_name]
+        if missing:
+            raise ScenarioError(
+                f"{directory}: no swept parameter {missing[0]!r}; swept: "
+                + ", ".join(f"{c} ({p})" for p, c in manifest["columns"].items())
+            )
+        paths.update({c: p for p, c in manifest["columns"].items()})
+        frames.append(_per_run(directory, m, ref, [by_name[p] for p in params]))
+    cols = [_params_of(load_manifest(dirs[0]))[p] for p in params]
+    data = pl.concat(frames, how="diagonal_relaxed")
     sort_cols = []
     for c in cols:
         si = f"{c}_si"
         sort_cols.append(si if si in data.columns else c)
     keys = list(dict.fromkeys(cols + [s for s in sort_cols if s not in cols]))
+    aggs = [
+        pl.col("value").mean().alias("mean"),
+        pl.col("value").std().alias("sd"),
+        pl.col("value").count().alias("n"),
+    ]
+    if ref is not None:
+        aggs.append(pl.col("reference").mean().alias("reference"))
     stats = (
         data.group_by(keys)
-        .agg(
-            pl.col("value").mean().alias("mean"),
-            pl.col("value").std().alias("sd"),
-            pl.col("value").count().alias("n"),
-        )
+        .agg(aggs)
         .with_columns(
             (
                 pl.col("sd")
@@ -149,12 +179,34 @@ def sweep_stats(
         )
         .sort(sort_cols)
     )
-    paths = {c: p for p, c in columns.items()}
+    paths["sweep"] = "sweep"
     return stats, m, {c: paths[c] for c in cols}
 
 
+def _per_run(directory: Path, m: Metric, ref: Metric | None, cols: list[str]) -> Any:
+    """One row per finished point of the sweep in ``directory``: value (and reference) with
+    the runs' columns."""
+    import duckdb
+
+    from .results_catalog import catalog
+
+    with catalog(directory) as cat:
+        try:
+            per_run = cat.sql(m.sql)
+            if ref is not None:
+                refs = cat.sql(ref.sql).rename({"value": "reference"})
+                per_run = per_run.join(refs, on="run_dir", how="left")
+        except duckdb.Error as exc:
+            raise ScenarioError(f"--metric/--reference/--where: {exc}") from None
+        runs = cat.sql("SELECT * FROM runs WHERE point_id IS NOT NULL")
+    if per_run.height == 0:
+        raise ScenarioError(f"{directory}: no finished point has rows for {m.title}")
+    keep = ["run_dir", "sweep"] + [c for c in runs.columns if c in cols or c[:-3] in cols]
+    return per_run.join(runs.select(dict.fromkeys(keep)), on="run_dir")
+
+
 def plot_sweep(
-    sweep_dir: str | os.PathLike[str],
+    sweep_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
     metric: str,
     x: str,
     *,
@@ -162,14 +214,16 @@ def plot_sweep(
     hue: str | None = None,
     agg: str = "mean",
     where: str | None = None,
+    reference: str | None = None,
     out: str | os.PathLike[str] | None = None,
     formats: tuple[str, ...] = ("png", "svg"),
 ) -> list[Path]:
-    """Draw the line plot (``x``) or heatmap (``x`` and ``y``); return the files written."""
+    """Draw the line plot (``x``) or heatmap (``x`` and ``y``) of one or several sweeps; return
+    the files written. ``reference`` draws that metric's mean as a dashed line per group."""
     from .plot import _pyplot, save_figure
 
-    sweep_dir = Path(sweep_dir)
-    manifest = load_manifest(sweep_dir)
+    dirs = [Path(d) for d in (sweep_dir if isinstance(sweep_dir, list) else [sweep_dir])]
+    manifest = load_manifest(dirs[0])
     all_cols = list(manifest["columns"].values())
     x_col, y_col = _col(manifest, x), _col(manifest, y) if y else None
     if y_col == x_col:
@@ -178,9 +232,15 @@ def plot_sweep(
         groups = [_col(manifest, hue)]
     else:
         groups = [c for c in all_cols if c not in (x_col, y_col)]
+        if len(dirs) > 1:
+            groups.insert(0, "sweep")
+    if reference and y_col:
+        raise ScenarioError("--reference: only for line plots (without --y)")
     axes_cols = [x_col] + ([y_col] if y_col else []) + groups
-    stats, m, _ = sweep_stats(sweep_dir, metric, axes_cols, agg=agg, where=where)
-    out_dir = Path(out) if out is not None else sweep_dir / "plots"
+    stats, m, _ = sweep_stats(
+        dirs, metric, axes_cols, agg=agg, where=where, reference=reference
+    )
+    out_dir = Path(out) if out is not None else dirs[0] / "plots"
     safe_metric = metric.replace(".", "-")
     stem = f"{safe_metric}-vs-{x_col}" + (f"-{y_col}" if y_col else "")
     plt = _pyplot()
@@ -198,6 +258,8 @@ def plot_sweep(
 
 def _col(manifest: dict[str, Any], name: str) -> str:
     columns = manifest["columns"]
+    if name == "sweep":
+        return name
     if name in columns:
         return columns[name]
     if name in columns.values():
@@ -233,21 +295,29 @@ def _lines(plt: Any, stats: Any, m: Metric, x: str, groups: list[str]) -> Any:
     pos = dict(zip(values, where))
     fig, ax = plt.subplots(figsize=(7, 4.2))
     combos = stats.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
+    has_ref = "reference" in stats.columns
     for combo in combos:
         sub = stats
         for g, v in combo.items():
             sub = sub.filter(pl.col(g) == v)
         xs = [pos[v] for v in sub[x].to_list()]
-        mean, ci = sub["mean"].to_numpy(), sub["ci95"].fill_null(0).fill_nan(0).to_numpy()
+        mean = sub["mean"].to_numpy() * m.scale
+        ci = sub["ci95"].fill_null(0).fill_nan(0).to_numpy() * m.scale
         (line,) = ax.plot(xs, mean, "o-", label=_group_label(combo, groups))
         ax.fill_between(xs, mean - ci, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
+        if has_ref:
+            ax.plot(xs, sub["reference"].to_numpy() * m.scale, "--", color=line.get_color(), lw=1)
+    if has_ref:
+        ax.plot([], [], "--", color="0.3", lw=1, label="reference (dashed)")
     ax.set_xticks(where)
     ax.set_xticklabels([str(v) for v in values])
     ax.set_xlabel(x)
     ax.set_ylabel(m.label)
-    ax.set_title(f"{m.label}: mean and 95% CI over {_seeds(stats)}", fontsize=10)
+    ax.set_title(
+        textwrap.fill(f"{m.title}: mean and 95% CI over {_seeds(stats)}", 80), fontsize=9
+    )
     ax.grid(True, lw=0.3)
-    if groups:
+    if groups or has_ref:
         ax.legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -267,7 +337,7 @@ def _heatmap(plt: Any, stats: Any, m: Metric, x: str, y: str, groups: list[str])
         squeeze=False,
         layout="constrained",
     )
-    lo, hi = stats["mean"].min(), stats["mean"].max()
+    lo, hi = stats["mean"].min() * m.scale, stats["mean"].max() * m.scale
     for ax, combo in zip(axes[0], combos):
         sub = stats
         for g, v in combo.items():
@@ -275,9 +345,10 @@ def _heatmap(plt: Any, stats: Any, m: Metric, x: str, y: str, groups: list[str])
         grid = np.full((len(ys), len(xs)), np.nan)
         for row in sub.iter_rows(named=True):
             i, j = ys.index(row[y]), xs.index(row[x])
-            grid[i, j] = row["mean"]
+            grid[i, j] = row["mean"] * m.scale
             ci = row["ci95"]
-            text = f"{row['mean']:.3g}" + (f"\n±{ci:.2g}" if ci is not None and ci == ci else "")
+            ci = None if ci is None or ci != ci else ci * m.scale
+            text = f"{grid[i, j]:.3g}" + (f"\n±{ci:.2g}" if ci is not None else "")
             ax.text(j, i, text, ha="center", va="center", fontsize=7)
         image = ax.imshow(grid, origin="lower", aspect="auto", vmin=lo, vmax=hi, cmap="viridis")
         ax.set_xticks(range(len(xs)), [str(v) for v in xs])
@@ -286,7 +357,7 @@ def _heatmap(plt: Any, stats: Any, m: Metric, x: str, y: str, groups: list[str])
         ax.set_ylabel(y)
         ax.set_title(_group_label(combo, groups), fontsize=9)
     fig.colorbar(image, ax=list(axes[0]), label=textwrap.fill(m.label, 30))
-    fig.suptitle(textwrap.fill(f"{m.label}: mean (±95% CI) over {_seeds(stats)}", 60), fontsize=9)
+    fig.suptitle(textwrap.fill(f"{m.title}: mean (±95% CI) over {_seeds(stats)}", 60), fontsize=9)
     return fig
 
 

@@ -84,6 +84,7 @@ class Catalog:
         self._create_runs(runs)
         for name in TABLE_NAMES:
             self._create_view(name, [r["_dir"] for r in runs])
+        self._create_run_metrics()
 
     # -- queries ---------------------------------------------------------------------------
     def sql(self, query: str) -> Any:
@@ -151,6 +152,32 @@ class Catalog:
             f"CREATE VIEW {table} AS SELECT {tags}, t.* EXCLUDE (filename) "
             f"FROM read_parquet({listing}, filename = true, union_by_name = true) t "
             f"JOIN {index} f ON f.file = t.filename JOIN runs r ON r.run_dir = f.run_dir"
+        )
+
+
+    def _create_run_metrics(self) -> None:
+        """``run_metrics``: one row per run with flows, its fairness and reference metrics."""
+        have = {d[0] for d in self.con.execute("SELECT * FROM flows LIMIT 0").description}
+        derived = ("late_rate_bps", "maxmin_bps", "maxmin_error", "convergence_s")
+        # Runs written before the reference columns existed: those columns are NULL.
+        missing = "".join(f", CAST(NULL AS DOUBLE) AS {c}" for c in derived if c not in have)
+        tags = ", ".join(f'any_value("{c}") AS "{c}"' for c in self._tags if c != "run_dir")
+        self.con.execute(
+            f"""CREATE VIEW run_metrics AS
+            WITH f AS (
+                SELECT *{missing},
+                       CASE WHEN maxmin_bps > 0 THEN late_rate_bps / maxmin_bps END AS ratio
+                FROM flows
+            )
+            SELECT run_dir, {tags},
+                count(*) AS flows,
+                sum(goodput_bps) ^ 2 / (count(*) * sum(goodput_bps ^ 2)) AS jain,
+                sum(ratio) ^ 2 / (count(ratio) * sum(ratio ^ 2)) AS jain_maxmin,
+                max(abs(maxmin_error)) AS max_abs_maxmin_error,
+                count(maxmin_bps) AS reference_flows,
+                count(convergence_s) AS converged_flows,
+                max(convergence_s) AS max_convergence_s
+            FROM f GROUP BY run_dir"""
         )
 
 

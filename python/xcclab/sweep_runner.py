@@ -222,7 +222,7 @@ def manifest_frame(sp: SweepSpec, records: Iterable[dict[str, Any]]) -> Any:
         "point_id": pl.Series([r["point_id"] for r in records], dtype=pl.String),
         "index": pl.Series([r["index"] for r in records], dtype=pl.Int64),
     }
-    for path in sp.grid:
+    for path in sp.dimensions():
         columns[column_name(path)] = param_series(path, [r["params"][path] for r in records])
     columns["seed"] = pl.Series([r["seed"] for r in records], dtype=pl.Int64)
     columns["status"] = pl.Series([r["status"] for r in records], dtype=pl.String)
@@ -254,11 +254,16 @@ def _write_manifest(out: Path, sp: SweepSpec, records: list[dict[str, Any]]) -> 
         "name": sp.name,
         "scenario": str(sp.scenario_path),
         "grid": sp.grid,
-        "columns": {path: column_name(path) for path in sp.grid},
+        "columns": {path: column_name(path) for path in sp.dimensions()},
         "seeds": sp.seeds,
         "series": sp.series,
         "points": records,
     }
+    # Only when used, so manifests of specs without them stay as they were.
+    if sp.protocols:
+        data["protocols"] = sp.protocols
+    if sp.variants:
+        data["variants"] = sp.variants
     write_text_atomic(out / "manifest.json", json.dumps(data, indent=2) + "\n")
     tmp = out / ".manifest.parquet.tmp"
     manifest_frame(sp, records).write_parquet(tmp, compression="zstd", statistics=True)

@@ -6,11 +6,20 @@ A sweep spec is a small TOML file (format in ``docs/sweeps.md``)::
     seeds = [1, 2, 3]                      # default: the scenario's own seed
     series = true                          # false: skip the time-series tables (faster)
 
+    protocols = ["xcp", "rcp", "maxnet"]   # sets every flow's cc and every explicit queue
+
+    [variants.small-buffer]                # linked parameters: one named value, several fields
+    "link[*].buffer" = "50pkt"
+    [variants.large-buffer]
+    "link[*].buffer" = "500pkt"
+
     [grid]                                 # dotted paths into the scenario's TOML structure
     "link[1].delay" = ["5ms", "10ms", "20ms"]
     "flow[0].transport.ecn" = [true, false]
 
-It expands into the Cartesian product grid x seeds, one :class:`Point` each. A point's id is a
+It expands into the Cartesian product protocols x variants x grid x seeds, one :class:`Point`
+each, whose parameters are ``protocol`` (the protocol's name), ``variant`` (the variant's name)
+and the grid's paths, each present only when the spec uses it. A point's id is a
 hash of the base scenario's *content*, its parameter values, its seed and ``series`` (which
 changes what the run directory holds), so a rerun finds the
 points it already finished (resuming), and a changed base scenario or grid never reuses a stale
@@ -34,10 +43,15 @@ from typing import Any, Union
 from .errors import ScenarioError
 from .scenario import _toml_loads, read_scenario_text
 
-SPEC_KEYS = ("name", "scenario", "seeds", "series", "grid")
+SPEC_KEYS = ("name", "scenario", "seeds", "series", "protocols", "variants", "grid")
+#: Parameter names of the two named dimensions (also their manifest and catalog columns).
+PROTOCOL = "protocol"
+VARIANT = "variant"
+#: A protocol entry's keys: ``{ name = "maxnet-95", cc = "maxnet", queue = { kind = ... } }``.
+PROTOCOL_KEYS = ("name", "cc", "queue")
 
 #: One step of a dotted path: a table key, optionally with an array index (``link[2]``).
-_STEP = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)(?:\[(\d+)\])?$")
+_STEP = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)(?:\[(\d+|\*)\])?$")
 
 
 @dataclass(frozen=True)
@@ -64,23 +78,44 @@ class SweepSpec:
     seeds: list[int]
     series: bool = True
     source: str = "<sweep>"
+    #: name -> {"cc": ..., "queue": ...}, in spec order.
+    protocols: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: name -> {path: value}, in spec order.
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
     _points: list[Point] = field(default_factory=list, repr=False)
 
+    def dimensions(self) -> dict[str, list[Any]]:
+        """Parameter name -> values: ``protocol``, ``variant`` (names), then the grid."""
+        dims: dict[str, list[Any]] = {}
+        if self.protocols:
+            dims[PROTOCOL] = list(self.protocols)
+        if self.variants:
+            dims[VARIANT] = list(self.variants)
+        dims.update(self.grid)
+        return dims
+
     def points(self) -> list[Point]:
-        """The grid x seeds points, in a fixed order (grid in spec order, seeds innermost)."""
+        """The points in a fixed order (dimensions in spec order, seeds innermost)."""
         if self._points:
             return self._points
         base_hash = _canonical(self.base)
-        keys = list(self.grid)
+        dims = self.dimensions()
+        keys = list(dims)
+        # What a protocol or variant name stands for is part of the point's identity.
+        meaning = {}
+        if self.protocols:
+            meaning["protocols"] = self.protocols
+        if self.variants:
+            meaning["variants"] = self.variants
         points = []
-        for combo in itertools.product(*(self.grid[k] for k in keys)):
+        for combo in itertools.product(*(dims[k] for k in keys)):
             for seed in self.seeds:
                 params = tuple(zip(keys, combo))
-                digest = hashlib.sha256(
-                    _canonical(
-                        {"base": base_hash, "params": params, "seed": seed, "series": self.series}
-                    ).encode()
-                ).hexdigest()[:12]
+                key = {"base": base_hash, "params": params, "seed": seed, "series": self.series}
+                for name, table in meaning.items():
+                    chosen = dict(params)[PROTOCOL if name == "protocols" else VARIANT]
+                    key[name] = table[chosen]
+                digest = hashlib.sha256(_canonical(key).encode()).hexdigest()[:12]
                 points.append(Point(len(points), params, seed, digest))
         self._points = points
         return points
@@ -89,7 +124,13 @@ class SweepSpec:
         """The base scenario with ``point``'s parameter values written in."""
         data = copy.deepcopy(self.base)
         for path, value in point.params:
-            set_path(data, path, value, source=self.source)
+            if path == PROTOCOL and self.protocols:
+                apply_protocol(data, self.protocols[value])
+            elif path == VARIANT and self.variants:
+                for vpath, vvalue in self.variants[value].items():
+                    set_path(data, vpath, vvalue, source=self.source)
+            else:
+                set_path(data, path, value, source=self.source)
         return data
 
 
@@ -143,10 +184,30 @@ def load_spec(spec: SpecLike, *, base_dir: str | os.PathLike[str] | None = None)
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise bad(f"grid.{key!r}", "expected a non-empty list of values")
+        if key in (PROTOCOL, VARIANT):
+            raise bad(f"grid.{key!r}", f"{key!r} is a reserved parameter name; use {key}s")
         try:
-            get_path(probe, key, create=True)
+            targets(probe, key, create=True)
         except KeyError as exc:
             raise bad(f"grid.{key!r}", exc.args[0]) from None
+    protocols = _protocols(data.get("protocols"), bad)
+    if protocols and not explicit_links(base):
+        raise bad(
+            "protocols",
+            f"the base scenario {scenario_path} has no link with an explicit queue; write "
+            'queue = "droptail" (or any discipline) on the links the protocol should run on',
+        )
+    variants = data.get("variants", {})
+    if not isinstance(variants, dict):
+        raise bad("variants", 'expected tables [variants.NAME] of "dotted.path" = value')
+    for vname, settings in variants.items():
+        if not isinstance(settings, dict) or not settings:
+            raise bad(f"variants.{vname}", 'expected a non-empty table of "dotted.path" = value')
+        for key in settings:
+            try:
+                targets(probe, key, create=True)
+            except KeyError as exc:
+                raise bad(f"variants.{vname}.{key!r}", exc.args[0]) from None
 
     seeds = data.get("seeds")
     if seeds is None:
@@ -174,67 +235,150 @@ def load_spec(spec: SpecLike, *, base_dir: str | os.PathLike[str] | None = None)
         seeds=list(seeds),
         series=series,
         source=source,
+        protocols=protocols,
+        variants={k: dict(v) for k, v in variants.items()},
     )
 
 
+def _protocols(value: Any, bad: Any) -> dict[str, dict[str, Any]]:
+    """``protocols = ["xcp", { name = "maxnet-95", cc = "maxnet", queue = {...} }]`` as
+    name -> {"cc", "queue"}: a string names a protocol whose source and router kinds are both
+    that name; a table gives them separately (each defaults to the name)."""
+    if value is None:
+        return {}
+    if not isinstance(value, list) or not value:
+        raise bad("protocols", 'expected a non-empty list of names ("xcp") or tables')
+    out: dict[str, dict[str, Any]] = {}
+    for k, entry in enumerate(value):
+        if isinstance(entry, str) and entry:
+            name, cc, queue = entry, entry, entry
+        elif isinstance(entry, dict):
+            unknown = sorted(set(entry) - set(PROTOCOL_KEYS))
+            if unknown:
+                raise bad(
+                    f"protocols[{k}].{unknown[0]}",
+                    f"unknown field; expected one of {', '.join(PROTOCOL_KEYS)}",
+                )
+            name = entry.get("name")
+            if not isinstance(name, str) or not name:
+                raise bad(f"protocols[{k}].name", "expected a non-empty string")
+            cc, queue = entry.get("cc", name), entry.get("queue", name)
+        else:
+            raise bad(f"protocols[{k}]", 'expected a name ("xcp") or a table with name = ...')
+        if name in out:
+            raise bad(f"protocols[{k}].name", f"{name!r} appears twice")
+        out[name] = {"cc": cc, "queue": queue}
+    return out
+
+
+def explicit_links(scenario: dict[str, Any]) -> list[int]:
+    """Indices of the ``[[link]]`` entries that set ``queue`` (or ``reverse.queue``)."""
+    links = scenario.get("link", [])
+    return [
+        i
+        for i, link in enumerate(links)
+        if isinstance(link, dict)
+        and ("queue" in link or "queue" in (link.get("reverse") or {}))
+    ]
+
+
+def apply_protocol(scenario: dict[str, Any], protocol: dict[str, Any]) -> None:
+    """Set ``cc`` of every bulk flow, arrivals and transactions entry, and ``queue`` of every
+    link (and reverse direction) that sets one explicitly, so the whole path runs one protocol;
+    links left at the default (access links) keep DropTail."""
+    for key in ("flow", "arrivals", "transactions"):
+        for entry in scenario.get(key, []):
+            if isinstance(entry, dict) and entry.get("kind", "bulk") == "bulk":
+                entry["cc"] = copy.deepcopy(protocol["cc"])
+    for i in explicit_links(scenario):
+        link = scenario["link"][i]
+        if "queue" in link:
+            link["queue"] = copy.deepcopy(protocol["queue"])
+        if "queue" in (link.get("reverse") or {}):
+            link["reverse"]["queue"] = copy.deepcopy(protocol["queue"])
+
+
 # -- dotted paths ---------------------------------------------------------------------------
-def parse_path(path: str) -> list[tuple[str, int | None]]:
-    """``"flow[0].transport.ecn"`` -> ``[("flow", 0), ("transport", None), ("ecn", None)]``."""
+def parse_path(path: str) -> list[tuple[str, int | str | None]]:
+    """``"flow[0].transport.ecn"`` -> ``[("flow", 0), ("transport", None), ("ecn", None)]``;
+    ``[*]`` gives ``"*"``."""
     steps = []
     for part in path.split("."):
         m = _STEP.match(part)
         if m is None:
             raise KeyError(
-                f"bad path step {part!r}; expected key or key[index] separated by dots, "
-                'e.g. "link[2].rate"'
+                f"bad path step {part!r}; expected key, key[index] or key[*] separated by "
+                'dots, e.g. "link[2].rate"'
             )
-        steps.append((m.group(1), None if m.group(2) is None else int(m.group(2))))
+        index = m.group(2)
+        steps.append((m.group(1), int(index) if index and index.isdigit() else index))
     return steps
 
 
-def get_path(data: dict[str, Any], path: str, *, create: bool = False) -> tuple[dict, str]:
-    """The table holding the last key of ``path`` and that key.
+def targets(data: dict[str, Any], path: str, *, create: bool = False) -> list[tuple[dict, str]]:
+    """The tables holding the last key of ``path``, with that key: one, or one per entry of
+    an array addressed with ``[*]`` (``link[*].buffer``: every ``[[link]]``).
 
     Missing intermediate tables are created when ``create`` (a ``[flow.transport]`` table the
     base scenario leaves out); arrays must exist and indices be in range, since an entry that is
     not in the base scenario cannot be meaningfully half-written by a sweep.
     """
     steps = parse_path(path)
-    node: Any = data
+    nodes: list[Any] = [data]
     for i, (key, index) in enumerate(steps):
         last = i == len(steps) - 1
-        if not isinstance(node, dict):
-            raise KeyError(f"{'.'.join(k for k, _ in steps[:i])} is not a table")
-        if index is not None:
-            array = node.get(key)
-            if not isinstance(array, list):
-                raise KeyError(f"the base scenario has no [[{key}]] array")
-            if index >= len(array):
-                raise KeyError(
-                    f"index {index} is out of range: the base scenario has {len(array)} "
-                    f"[[{key}]] entries (indices from 0)"
-                )
+        where = ".".join(k for k, _ in steps[:i])
+        following: list[Any] = []
+        for node in nodes:
+            if not isinstance(node, dict):
+                raise KeyError(f"{where} is not a table")
+            if index is not None:
+                array = node.get(key)
+                if not isinstance(array, list):
+                    raise KeyError(f"the base scenario has no [[{key}]] array")
+                if last:
+                    raise KeyError(f"{key}[{index}] is a whole entry; address one of its fields")
+                if index == "*":
+                    following.extend(array)
+                    continue
+                if int(index) >= len(array):
+                    raise KeyError(
+                        f"index {index} is out of range: the base scenario has {len(array)} "
+                        f"[[{key}]] entries (indices from 0)"
+                    )
+                following.append(array[int(index)])
+                continue
             if last:
-                raise KeyError(f"{key}[{index}] is a whole entry; address one of its fields")
-            node = array[index]
-            continue
-        if last:
-            return node, key
-        if key not in node:
-            if not create:
-                raise KeyError(f"no table {key!r}")
-            node[key] = {}
-        node = node[key]
-    raise KeyError("empty path")
+                following.append((node, key))
+                continue
+            if key not in node:
+                if not create:
+                    raise KeyError(f"no table {key!r}")
+                node[key] = {}
+            following.append(node[key])
+        nodes = following
+    if not steps:
+        raise KeyError("empty path")
+    return nodes
+
+
+def get_path(data: dict[str, Any], path: str, *, create: bool = False) -> tuple[dict, str]:
+    """The table holding the last key of ``path`` and that key (a path without ``[*]``)."""
+    found = targets(data, path, create=create)
+    if len(found) != 1:
+        raise KeyError(f"{path} addresses {len(found)} fields; expected one")
+    return found[0]
 
 
 def set_path(data: dict[str, Any], path: str, value: Any, *, source: str = "<sweep>") -> None:
-    """Write ``value`` at ``path`` in ``data`` (creating missing sub-tables)."""
+    """Write ``value`` at ``path`` in ``data`` (creating missing sub-tables; every entry for
+    ``[*]``)."""
     try:
-        table, key = get_path(data, path, create=True)
+        found = targets(data, path, create=True)
     except KeyError as exc:
         raise ScenarioError(f"{source}: grid.{path!r}: {exc.args[0]}") from None
-    table[key] = value
+    for table, key in found:
+        table[key] = copy.deepcopy(value)
 
 
 def column_name(path: str) -> str:
