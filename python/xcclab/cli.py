@@ -3,7 +3,7 @@
     xcc run SCENARIO --out DIR [--seed N] [--no-series] [--pcap a->b]
                                                           simulate, write a run directory
     xcc validate SCENARIO                                 check a scenario file
-    xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
+    xcc plot DIR [--smooth TIME]                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] [--emu | --stack S] | --list   reproduce a paper experiment
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
@@ -89,7 +89,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_plot(args: argparse.Namespace) -> int:
     from .plot import plot_run
 
-    for path in plot_run(Path(args.dir), args.out, formats=tuple(args.format)):
+    smooth = None
+    if args.smooth is not None:
+        from .units import quantity_value
+
+        smooth = quantity_value(args.smooth)
+        if smooth is None or smooth <= 0 or not args.smooth.strip()[-1:].isalpha():
+            raise ScenarioError(f'--smooth: expected a time like "200ms", got {args.smooth!r}')
+    for path in plot_run(Path(args.dir), args.out, formats=tuple(args.format), smooth=smooth):
         print(path)
     return 0
 
@@ -446,6 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format", action="append", choices=["png", "svg", "pdf"], help="repeatable; png+svg"
     )
+    p.add_argument(
+        "--smooth", metavar="TIME", help="rate window, e.g. 200ms (default: one interval)"
+    )
     p.set_defaults(func=cmd_plot)
 
     p = sub.add_parser("list", help="algorithms and experiments with their status")
@@ -539,9 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_analyze)
 
     p = sub.add_parser("plot-sweep", help="plot a metric against swept parameters (CI over seeds)")
-    p.add_argument(
-        "dir", nargs="+", metavar="DIR", help="sweep directories written by `xcc sweep`"
-    )
+    p.add_argument("dir", nargs="+", metavar="DIR", help="sweep directories written by `xcc sweep`")
     p.add_argument(
         "--metric",
         required=True,
@@ -553,9 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--hue", metavar="PARAM", help="one line per value (default: every other; 'sweep')"
     )
-    p.add_argument(
-        "--reference", metavar="METRIC", help="dashed reference, e.g. flows.maxmin_bps"
-    )
+    p.add_argument("--reference", metavar="METRIC", help="dashed reference, e.g. flows.maxmin_bps")
     p.add_argument("--agg", default="mean", choices=["mean", "sum", "min", "max"])
     p.add_argument(
         "--where", metavar="SQL", help="filter the metric's rows, e.g. \"name = 'a->b'\""

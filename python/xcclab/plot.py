@@ -1,7 +1,11 @@
 """Plots of a run: flow rates, congestion windows and link queues over time.
 
-``xcc plot DIR`` and :meth:`RunResult.plot` draw one figure with three stacked panels sharing
-the time axis and save it as PNG and SVG. Output is deterministic: the Agg backend, SVG
+``xcc plot DIR`` and :meth:`RunResult.plot` draw one figure with stacked panels sharing the
+time axis and save it as PNG and SVG: flow delivery rates (over a ``smooth`` window of whole
+metrics intervals, from the cumulative delivered bytes) with each flow's max-min reference
+(``maxmin_bps``) dashed in its colour; congestion windows, only for flows that have one (a
+rate-based protocol's flows report none, and the panel is left out when no flow has one); link
+queues. Output is deterministic: the Agg backend, SVG
 metadata without a date and a fixed SVG hash salt, so the same run gives the same files.
 """
 
@@ -59,17 +63,23 @@ def _pick(ids_by_peak: list[tuple[Any, float]], limit: int) -> list[Any]:
     return sorted(i for i, _ in chosen)
 
 
+def _column(frame: Any, name: str) -> list[Any]:
+    return frame[name].to_list() if name in frame.columns else [None] * frame.height
+
+
 def plot_run(
     run: Any,
     out: str | os.PathLike[str] | None = None,
     *,
     formats: Iterable[str] = DEFAULT_FORMATS,
     max_lines: int = MAX_LINES,
+    smooth: float | None = None,
 ) -> list[Path]:
     """Draw ``run`` (a :class:`~xcclab.results.RunResult` or a run directory).
 
     Shows at most ``max_lines`` flows (the fastest) and links (the fullest queues, leaving out
-    those whose peak stays under 1 % of the largest) per panel.
+    those whose peak stays under 1 % of the largest) per panel. ``smooth``: the rate window in
+    seconds (rounded up to whole metrics intervals; default one interval).
     Returns the written files. Raises :class:`ScenarioError` if the run has no time series.
     """
     import polars as pl
@@ -92,27 +102,56 @@ def plot_run(
     names = dict(zip(run.flows["flow_id"].to_list(), run.flows["name"].to_list()))
     link_names = dict(zip(run.links["link_id"].to_list(), run.links["name"].to_list()))
 
-    plt = _pyplot()
-    fig, (ax_rate, ax_cwnd, ax_queue) = plt.subplots(3, 1, figsize=(9, 9), sharex=True)
-    title = run.scenario.get("name", "run")
-    fig.suptitle(f"{title} (seed {run.seed})")
+    from .references import window_length, window_rates
 
     peaks = fs.group_by("flow_id").agg(pl.col("rate_bps").max().fill_null(0)).rows()
     flow_ids = _pick([(i, p or 0.0) for i, p in peaks], max_lines)
+    # A flow has a window when most samples carry one (rate-based flows report none).
+    windowed = {
+        fid
+        for fid, n, nulls in fs.group_by("flow_id")
+        .agg(pl.len(), pl.col("cwnd_bytes").null_count().alias("nulls"))
+        .rows()
+        if fid in flow_ids and nulls < 0.5 * n
+    }
+    refs = dict(zip(run.flows["flow_id"].to_list(), _column(run.flows, "maxmin_bps")))
+    interval = run.scenario.get("metrics", {}).get("interval_ns", 0) * 1e-9
+    k = window_length(interval, None, smooth) if interval and smooth else 1
+
+    plt = _pyplot()
+    rows = 3 if windowed else 2
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 3 * rows), sharex=True)
+    ax_rate, ax_queue = axes[0], axes[-1]
+    ax_cwnd = axes[1] if windowed else None
+    title = run.scenario.get("name", "run")
+    fig.suptitle(f"{title} (seed {run.seed})")
+
+    has_ref = False
     for fid in flow_ids:
         sub = fs.filter(pl.col("flow_id") == fid).sort("time_s")
         label = names.get(fid, str(fid))
         t = sub["time_s"].to_numpy()
-        ax_rate.plot(t, sub["rate_bps"].to_numpy() / 1e6, lw=0.9, label=label)
-        cwnd = sub["cwnd_bytes"]
-        if cwnd.null_count() < len(cwnd):
-            ax_cwnd.plot(t, cwnd.to_numpy() / 1e3, lw=0.9, label=label)
+        rate = (
+            window_rates(t, sub["delivered_bytes"].to_numpy(), k)
+            if k > 1
+            else sub["rate_bps"].to_numpy()
+        )
+        (line,) = ax_rate.plot(t, rate / 1e6, lw=0.9, label=label)
+        if refs.get(fid):
+            ax_rate.axhline(refs[fid] / 1e6, color=line.get_color(), ls="--", lw=0.8)
+            has_ref = True
+        if ax_cwnd is not None and fid in windowed:
+            ax_cwnd.plot(t, sub["cwnd_bytes"].to_numpy() / 1e3, lw=0.9, label=label)
+    if has_ref:
+        ax_rate.plot([], [], "--", color="0.3", lw=0.8, label="max-min")
     n_flows = fs["flow_id"].n_unique()
     shown = f" ({len(flow_ids)} of {n_flows} shown)" if n_flows > len(flow_ids) else ""
+    window = f", over {k * interval * 1e3:g} ms windows" if k > 1 else ""
     ax_rate.set_ylabel("rate (Mbit/s)")
-    ax_rate.set_title(f"flow delivery rate{shown}", fontsize=10)
-    ax_cwnd.set_ylabel("cwnd (kB)")
-    ax_cwnd.set_title("congestion window", fontsize=10)
+    ax_rate.set_title(f"flow delivery rate{window}{shown}", fontsize=10)
+    if ax_cwnd is not None:
+        ax_cwnd.set_ylabel("cwnd (kB)")
+        ax_cwnd.set_title("congestion window", fontsize=10)
 
     qpeaks = ls.group_by("link_id").agg(pl.col("queue_bytes").max().fill_null(0)).rows()
     top = max((p or 0 for _, p in qpeaks), default=0)
@@ -132,7 +171,7 @@ def plot_run(
         fontsize=10,
     )
     ax_queue.set_xlabel("time (s)")
-    for ax in (ax_rate, ax_cwnd, ax_queue):
+    for ax in axes:
         ax.grid(True, lw=0.3, alpha=0.6)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=7, loc="upper right", ncol=2)

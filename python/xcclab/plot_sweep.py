@@ -78,6 +78,7 @@ class Metric:
     title: str  # what was aggregated over which rows
     sql: str  # SELECT run_dir, value ... GROUP BY run_dir
     scale: float = 1.0  # plotted value = value * scale (bit/s shown as Mbit/s)
+    reference: str | None = None  # the reference metric's name, drawn dashed
 
 
 def metric_sql(metric: str, agg: str = "mean", where: str | None = None) -> Metric:
@@ -88,10 +89,7 @@ def metric_sql(metric: str, agg: str = "mean", where: str | None = None) -> Metr
     filtered = f" where {where}" if where else ""
     name = metric.removeprefix("run_metrics.")
     if name in RUN_METRICS:
-        sql = (
-            f'SELECT run_dir, "{name}" AS value FROM run_metrics '
-            f"WHERE point_id IS NOT NULL{cond}"
-        )
+        sql = f'SELECT run_dir, "{name}" AS value FROM run_metrics WHERE point_id IS NOT NULL{cond}'
         return Metric(RUN_METRICS[name], f"{name} per run{filtered}", sql)
     from .schema import TABLES
 
@@ -141,6 +139,7 @@ def sweep_stats(
     dirs = [Path(d) for d in (sweep_dir if isinstance(sweep_dir, list) else [sweep_dir])]
     m = metric_sql(metric, agg, where)
     ref = metric_sql(reference, agg, where) if reference else None
+    m.reference = reference
     frames, paths = [], {}
     for directory in dirs:
         manifest = load_manifest(directory)
@@ -201,8 +200,10 @@ def _per_run(directory: Path, m: Metric, ref: Metric | None, cols: list[str]) ->
         runs = cat.sql("SELECT * FROM runs WHERE point_id IS NOT NULL")
     if per_run.height == 0:
         raise ScenarioError(f"{directory}: no finished point has rows for {m.title}")
-    keep = ["run_dir", "sweep"] + [c for c in runs.columns if c in cols or c[:-3] in cols]
-    return per_run.join(runs.select(dict.fromkeys(keep)), on="run_dir")
+    keep = ["run_dir", "sweep"] + [
+        c for c in runs.columns if c in cols or (c.endswith("_si") and c[:-3] in cols)
+    ]
+    return per_run.join(runs.select(list(dict.fromkeys(keep))), on="run_dir")
 
 
 def plot_sweep(
@@ -237,9 +238,7 @@ def plot_sweep(
     if reference and y_col:
         raise ScenarioError("--reference: only for line plots (without --y)")
     axes_cols = [x_col] + ([y_col] if y_col else []) + groups
-    stats, m, _ = sweep_stats(
-        dirs, metric, axes_cols, agg=agg, where=where, reference=reference
-    )
+    stats, m, _ = sweep_stats(dirs, metric, axes_cols, agg=agg, where=where, reference=reference)
     out_dir = Path(out) if out is not None else dirs[0] / "plots"
     safe_metric = metric.replace(".", "-")
     stem = f"{safe_metric}-vs-{x_col}" + (f"-{y_col}" if y_col else "")
@@ -308,14 +307,12 @@ def _lines(plt: Any, stats: Any, m: Metric, x: str, groups: list[str]) -> Any:
         if has_ref:
             ax.plot(xs, sub["reference"].to_numpy() * m.scale, "--", color=line.get_color(), lw=1)
     if has_ref:
-        ax.plot([], [], "--", color="0.3", lw=1, label="reference (dashed)")
+        ax.plot([], [], "--", color="0.3", lw=1, label=f"{m.reference} (dashed)")
     ax.set_xticks(where)
     ax.set_xticklabels([str(v) for v in values])
     ax.set_xlabel(x)
     ax.set_ylabel(m.label)
-    ax.set_title(
-        textwrap.fill(f"{m.title}: mean and 95% CI over {_seeds(stats)}", 80), fontsize=9
-    )
+    ax.set_title(textwrap.fill(f"{m.title}: mean and 95% CI over {_seeds(stats)}", 80), fontsize=9)
     ax.grid(True, lw=0.3)
     if groups or has_ref:
         ax.legend(fontsize=8)

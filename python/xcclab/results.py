@@ -366,14 +366,14 @@ class RunResult:
         out: str | os.PathLike[str] | None = None,
         *,
         formats: tuple[str, ...] = ("png", "svg"),
+        smooth: float | None = None,
     ) -> list[Path]:
-        """Draw rates, cwnd and queues over time; return the files written.
-
-        ``out`` defaults to ``<run dir>/plots``.
-        """
+        """Draw rates (with max-min references), cwnd and queues over time; return the files
+        written. ``out`` defaults to ``<run dir>/plots``; ``smooth`` is the rate window in
+        seconds."""
         from .plot import plot_run
 
-        return plot_run(self, out, formats=formats)
+        return plot_run(self, out, formats=formats, smooth=smooth)
 
     def summary(self, max_rows: int = 20) -> str:
         """A short plain-text summary: per-flow goodput and the busiest links."""

@@ -154,7 +154,6 @@ class Catalog:
             f"JOIN {index} f ON f.file = t.filename JOIN runs r ON r.run_dir = f.run_dir"
         )
 
-
     def _create_run_metrics(self) -> None:
         """``run_metrics``: one row per run with flows, its fairness and reference metrics."""
         have = {d[0] for d in self.con.execute("SELECT * FROM flows LIMIT 0").description}

@@ -277,8 +277,7 @@ def explicit_links(scenario: dict[str, Any]) -> list[int]:
     return [
         i
         for i, link in enumerate(links)
-        if isinstance(link, dict)
-        and ("queue" in link or "queue" in (link.get("reverse") or {}))
+        if isinstance(link, dict) and ("queue" in link or "queue" in (link.get("reverse") or {}))
     ]
 
 
