@@ -13,7 +13,8 @@
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
-    xcc plot-sweep DIR... --metric M --x PARAM [--y PARAM]  metric vs swept parameters, CI over seeds
+    xcc plot-sweep DIR... --metric M --x PARAM [--y PARAM] [--reference M]
+                                                          metric vs swept parameters, CI over seeds
     xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
@@ -91,6 +92,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
     smooth = None
     if args.smooth is not None:
+        from .errors import ScenarioError
         from .units import quantity_value
 
         smooth = quantity_value(args.smooth)
