@@ -93,10 +93,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
     smooth = None
     if args.smooth is not None:
         from .errors import ScenarioError
-        from .units import quantity_value
+        from .units import time_value
 
-        smooth = quantity_value(args.smooth)
-        if smooth is None or smooth <= 0 or not args.smooth.strip()[-1:].isalpha():
+        smooth = time_value(args.smooth)
+        if smooth is None or smooth <= 0:
             raise ScenarioError(f'--smooth: expected a time like "200ms", got {args.smooth!r}')
     for path in plot_run(Path(args.dir), args.out, formats=tuple(args.format), smooth=smooth):
         print(path)

@@ -54,3 +54,11 @@ def quantity_value(value: Any) -> float | None:
     if scale is None:
         return None
     return float(m.group(1)) * scale
+
+
+def time_value(value: str) -> float | None:
+    """A time (``"200ms"``) in seconds; None for anything else (other units included)."""
+    m = _QUANTITY.match(value) if isinstance(value, str) else None
+    if m is None or m.group(2) not in _TIME:
+        return None
+    return float(m.group(1)) * _TIME[m.group(2)]
