@@ -63,6 +63,20 @@ def _pick(ids_by_peak: list[tuple[Any, float]], limit: int) -> list[Any]:
     return sorted(i for i, _ in chosen)
 
 
+def flows_with_window(flow_series: Any) -> set[int]:
+    """Flows that have a congestion window: most of their samples carry one (the flows of a
+    rate-based protocol report none after their first packets)."""
+    import polars as pl
+
+    return {
+        fid
+        for fid, n, nulls in flow_series.group_by("flow_id")
+        .agg(pl.len(), pl.col("cwnd_bytes").null_count().alias("nulls"))
+        .rows()
+        if nulls < 0.5 * n
+    }
+
+
 def _column(frame: Any, name: str) -> list[Any]:
     return frame[name].to_list() if name in frame.columns else [None] * frame.height
 
@@ -106,14 +120,7 @@ def plot_run(
 
     peaks = fs.group_by("flow_id").agg(pl.col("rate_bps").max().fill_null(0)).rows()
     flow_ids = _pick([(i, p or 0.0) for i, p in peaks], max_lines)
-    # A flow has a window when most samples carry one (rate-based flows report none).
-    windowed = {
-        fid
-        for fid, n, nulls in fs.group_by("flow_id")
-        .agg(pl.len(), pl.col("cwnd_bytes").null_count().alias("nulls"))
-        .rows()
-        if fid in flow_ids and nulls < 0.5 * n
-    }
+    windowed = flows_with_window(fs) & set(flow_ids)
     refs = dict(zip(run.flows["flow_id"].to_list(), _column(run.flows, "maxmin_bps")))
     interval = run.scenario.get("metrics", {}).get("interval_ns", 0) * 1e-9
     k = window_length(interval, None, smooth) if interval and smooth else 1
