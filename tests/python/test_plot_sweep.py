@@ -31,7 +31,7 @@ def test_t_quantiles():
 
 
 def test_metric_errors_name_what_is_expected():
-    with pytest.raises(ScenarioError, match="expected one of jain, jain_maxmin, .* or TABLE.COLUMN"):
+    with pytest.raises(ScenarioError, match="expected one of jain, .* or TABLE.COLUMN"):
         metric_sql("goodput")
     with pytest.raises(ScenarioError, match="flows has .*goodput_bps"):
         metric_sql("flows.goodput")

@@ -117,9 +117,7 @@ def test_flows_outside_the_reference_get_nulls_and_old_runs_get_the_columns(tmp_
     sc["flow"].append(
         {"name": "sized", "src": "src1", "dst": "dst1", "cc": "maxnet", "size": "100KB"}
     )
-    sc["flow"].append(
-        {"name": "early", "src": "src3", "dst": "dst3", "cc": "maxnet", "stop": "1s"}
-    )
+    sc["flow"].append({"name": "early", "src": "src3", "dst": "dst3", "cc": "maxnet", "stop": "1s"})
     res = xcclab.run(sc, out=tmp_path / "run")
     ref = dict(zip(res.flows["name"], res.flows["maxmin_bps"]))
     assert ref["sized"] is None and ref["early"] is None and ref["short1"] > 0

@@ -20,7 +20,10 @@ SPEC = f"""
 name = "protocols"
 scenario = "{PARKING_LOT}"
 seeds = [1, 2]
-protocols = ["xcp", {{ name = "maxnet-95", cc = "maxnet", queue = {{ kind = "maxnet", mu = 0.95 }} }}]
+protocols = [
+    "xcp",
+    {{ name = "maxnet-95", cc = "maxnet", queue = {{ kind = "maxnet", mu = 0.95 }} }},
+]
 
 [variants.short]
 duration = "2s"
@@ -110,7 +113,8 @@ def test_protocol_sweep_manifest_catalog_and_plot(tmp_path):
         cc = cat.sql("SELECT DISTINCT protocol, cc FROM flows ORDER BY protocol").rows()
         assert cc == [("maxnet-95", "maxnet"), ("xcp", "xcp")]
         metrics = cat.sql(
-            "SELECT jain_maxmin FROM run_metrics WHERE protocol = 'maxnet-95' AND variant = 'longer'"
+            "SELECT jain_maxmin FROM run_metrics "
+            "WHERE protocol = 'maxnet-95' AND variant = 'longer'"
         )
         assert metrics.height == 2 and all(v > 0.99 for v in metrics["jain_maxmin"])
     stats, m, _ = sweep_stats(
