@@ -1,0 +1,108 @@
+"""docs/scenario-format.md cannot drift from the code: its `queue` and `cc` kinds and their
+parameter tables are checked against the parser, and every algorithm of the registry
+(`xcc list`, xcclab.algorithms) is named in it."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from conftest import ROOT
+from xcclab.algorithms import ALGORITHMS
+from xcclab.scenario import _toml_loads
+
+pytest.importorskip("xcclab._native")
+
+DOC = (ROOT / "docs" / "scenario-format.md").read_text()
+BASE = _toml_loads((ROOT / "scenarios" / "parking-lot.toml").read_text())
+
+
+def sections(field: str) -> dict[str, str]:
+    """``### field = "kind"`` heading -> the text up to the next heading."""
+    parts = re.split(rf'^### {field} = "([a-z-]+)"\n', DOC, flags=re.M)
+    return {kind: body.split("\n#")[0] for kind, body in zip(parts[1::2], parts[2::2])}
+
+
+def documented_params(body: str) -> dict[str, str]:
+    """Parameter -> its documented default, from the section's table (``a`, `b`` rows give
+    both names)."""
+    params = {}
+    for row in re.findall(r"^\| (`[^|]+) \| [^|]* \| ([^|]*) \|", body, flags=re.M):
+        for name in re.findall(r"`([a-z_0-9]+)`", row[0]):
+            params[name] = row[1].strip()
+    return params
+
+
+def error_of(field: str, value) -> str:
+    import xcclab
+
+    sc = copy.deepcopy(BASE)
+    if field == "queue":
+        sc["link"][0]["queue"] = value
+    else:
+        sc["flow"][0]["cc"] = value
+    try:
+        xcclab.validate(sc)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def parser_kinds(field: str) -> list[str]:
+    message = error_of(field, "no-such-kind")
+    return re.search(r"\(known: ([^)]*)\)", message).group(1).split(", ")
+
+
+def parser_params(field: str, kind: str) -> set[str]:
+    """The fields the parser accepts for ``kind`` (serde lists them for an unknown one)."""
+    message = error_of(field, {"kind": kind, "no_such_field": 1})
+    if "takes no parameters" in message:
+        return set()
+    listed = set(re.findall(r"`([a-z_0-9]+)`", message.split("expected", 1)[1])) - {"kind"}
+    # xcp and rcp sources share newreno's table type but reject its field
+    return {p for p in listed if "takes no parameters" not in error_of(field, {"kind": kind, p: 1})}
+
+
+@pytest.mark.parametrize("field", ["queue", "cc"])
+def test_every_kind_the_parser_knows_has_a_section(field):
+    assert set(parser_kinds(field)) == set(sections(field)), field
+
+
+@pytest.mark.parametrize(
+    "field, kind",
+    [("queue", k) for k in sections("queue")] + [("cc", k) for k in sections("cc")],
+)
+def test_parameter_tables_match_the_parser(field, kind):
+    body = sections(field)[kind]
+    doc = documented_params(body)
+    assert set(doc) == parser_params(field, kind), (field, kind)
+    # every documented default is a value the parser takes (with the required fields given)
+    required = {"red": {"min_th": "30pkt", "max_th": "90pkt"}, "markmax": {"theta": "240pkt"}}
+    for name, default in doc.items():
+        literal = default.strip("`")
+        if not default.startswith("`") or default.count("`") != 2:
+            continue  # "required", "the preset's", "0.85 `theta` (rounded)": not a literal
+        value = _toml_loads(f"v = {literal}")["v"]
+        table = {"kind": kind, **required.get(kind, {}), name: value}
+        assert error_of(field, table) == "", (field, kind, name, literal)
+    # and the section's own TOML examples are accepted
+    for example in re.findall(r"```toml\n(.*?)```", body, flags=re.S):
+        for line in example.strip().splitlines():
+            assert error_of(field, _toml_loads(line)[field]) == "", line
+
+
+def test_every_registered_algorithm_is_named_in_the_reference():
+    table = DOC.split("### Algorithms by name", 1)[1]
+    for algo in ALGORITHMS:
+        row = re.search(rf"^\| `{re.escape(algo.name)}` \| ([^|]+) \| ([^|]+) \|", table, re.M)
+        assert row, f"docs/scenario-format.md: no row for {algo.name!r} in 'Algorithms by name'"
+        assert row.group(1).strip() == algo.role, algo.name
+        usage = row.group(2)
+        for field, kind in re.findall(r'(cc|queue) = (?:"([a-z-]+)"|\{ kind = "[a-z-]+")', usage):
+            if kind:
+                assert kind in sections(field), (algo.name, field, kind)
+        named = re.findall(r'(?:cc|queue) = "([a-z-]+)"|kind = "([a-z-]+)"', usage)
+        if not named:
+            assert "session protocol" in usage, algo.name
