@@ -34,7 +34,12 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("kind", "str", "", '"bulk", "cbr", "arrival", "request" or "response"'),
         _c("src", "str", "", "source host"),
         _c("dst", "str", "", "destination host"),
-        _c("cc", "str", "", 'congestion control: the `cc` kind ("newreno", "xcp", ...); "none" for cbr'),
+        _c(
+            "cc",
+            "str",
+            "",
+            'congestion control: the `cc` kind ("newreno", "xcp", ...); "none" for cbr',
+        ),
         _c("start_s", "f64", "s", "start time"),
         _c("stop_s", "f64", "s", "stop time; null when the flow has no stop", True),
         _c("size_bytes", "i64", "B", "application bytes to send; null when unlimited", True),
