@@ -111,6 +111,30 @@ def metric_sql(metric: str, agg: str = "mean", where: str | None = None) -> Metr
     return Metric(label, f"{agg} over {table}{filtered}", sql, scale)
 
 
+def sweep_dirs(
+    sweep_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
+) -> list[Path]:
+    """The sweep directories named: each directory itself if it holds a sweep's manifest,
+    else every sweep directory below it (``results/`` holding several sweeps)."""
+    out = []
+    for d in sweep_dir if isinstance(sweep_dir, list) else [sweep_dir]:
+        d = Path(d)
+        if (d / "manifest.json").is_file() or not d.is_dir():
+            out.append(d)
+            continue
+        below = sorted(m.parent for m in d.rglob("manifest.json") if _is_sweep(m))
+        out.extend(below or [d])  # none: load_manifest says "not a sweep directory"
+    return out
+
+
+def _is_sweep(manifest: Path) -> bool:
+    try:
+        load_manifest(manifest.parent)
+    except (ScenarioError, ValueError):
+        return False
+    return True
+
+
 def _params_of(manifest: dict[str, Any]) -> dict[str, str]:
     """Name (dotted path or column) -> column, for a sweep's parameters and ``sweep``."""
     columns = manifest["columns"]
@@ -136,7 +160,7 @@ def sweep_stats(
     """
     import polars as pl
 
-    dirs = [Path(d) for d in (sweep_dir if isinstance(sweep_dir, list) else [sweep_dir])]
+    dirs = sweep_dirs(sweep_dir)
     m = metric_sql(metric, agg, where)
     ref = metric_sql(reference, agg, where) if reference else None
     m.reference = reference
@@ -223,7 +247,7 @@ def plot_sweep(
     the files written. ``reference`` draws that metric's mean as a dashed line per group."""
     from .plot import _pyplot, save_figure
 
-    dirs = [Path(d) for d in (sweep_dir if isinstance(sweep_dir, list) else [sweep_dir])]
+    dirs = sweep_dirs(sweep_dir)
     manifest = load_manifest(dirs[0])
     all_cols = list(manifest["columns"].values())
     x_col, y_col = _col(manifest, x), _col(manifest, y) if y else None
@@ -240,6 +264,8 @@ def plot_sweep(
     axes_cols = [x_col] + ([y_col] if y_col else []) + groups
     stats, m, _ = sweep_stats(dirs, metric, axes_cols, agg=agg, where=where, reference=reference)
     out_dir = Path(out) if out is not None else dirs[0] / "plots"
+    if out is None and len(dirs) > 1:
+        out_dir = Path(os.path.commonpath([str(d) for d in dirs])) / "plots"
     safe_metric = metric.replace(".", "-")
     stem = f"{safe_metric}-vs-{x_col}" + (f"-{y_col}" if y_col else "")
     plt = _pyplot()

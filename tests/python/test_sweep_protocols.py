@@ -140,3 +140,26 @@ def test_protocol_sweep_manifest_catalog_and_plot(tmp_path):
         "jain_maxmin-vs-link_1_delay.png",
         "jain_maxmin-vs-link_1_delay.csv",
     ]
+
+
+@pytest.mark.native
+def test_plot_sweep_over_a_directory_of_sweeps_with_hue_sweep(tmp_path):
+    import xcclab
+    from xcclab.cli import main
+
+    root = tmp_path / "results"
+    for name, buffer in (("small-buffer", "10pkt"), ("large-buffer", "60pkt")):
+        spec = write(
+            tmp_path,
+            f'name = "{name}"\nscenario = "{DATA / "tiny.toml"}"\nseeds = [1, 2]\n'
+            f'series = false\n[variants.v]\n"link[2].buffer" = "{buffer}"\n'
+            '[grid]\n"link[1].delay" = ["1ms", "20ms"]\n',
+            f"{name}.toml",
+        )
+        assert not xcclab.sweep(spec, root / name, jobs=2, progress=False).failed
+    out = tmp_path / "plots"
+    args = ["plot-sweep", str(root), "--metric", "jain", "--x", "link_1_delay"]
+    assert main([*args, "--hue", "sweep", "--out", str(out), "--format", "png"]) == 0
+    stats = pl.read_csv(out / "jain-vs-link_1_delay.csv")
+    assert sorted(set(stats["sweep"])) == ["large-buffer", "small-buffer"]
+    assert stats["n"].to_list() == [2] * 4
