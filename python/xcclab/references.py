@@ -189,10 +189,15 @@ def window_rates(time_s: Sequence[float], delivered: Sequence[float], samples: i
 
 
 def convergence_time(
-    time_s: Sequence[float], rate: Sequence[float], reference: float, tolerance: float
+    time_s: Sequence[float],
+    rate: Sequence[float],
+    reference: float,
+    tolerance: float,
+    min_samples: int = 1,
 ) -> float | None:
     """The first sample time after which ``rate`` stays within ``tolerance`` of ``reference``
-    to the last sample (None if the last sample is outside, or there is none)."""
+    to the last sample; None if that last stretch is shorter than ``min_samples`` samples (a
+    rate that merely passes through the band at the end has not converged)."""
     import numpy as np
 
     r = np.asarray(rate, dtype=float)
@@ -202,6 +207,8 @@ def convergence_time(
         return None
     bad = np.flatnonzero(~ok)
     first = 0 if not len(bad) else bad[-1] + 1
+    if len(r) - first < min_samples:
+        return None
     return float(time_s[first])
 
 
@@ -216,23 +223,31 @@ DERIVED_FLOW_COLUMNS = (
 
 
 def late_rates(scenario: dict[str, Any], flows: Any, flow_series: Any) -> list[float | None]:
-    """Each flow's delivery rate over the second half of the run (from its last sample back to
-    the first sample at or after half the duration, or its start); None without samples."""
-    import numpy as np
+    """Each flow's delivery rate over the second half of the run: from its first sample at or
+    after half the duration (or its start, if later) to its last; None with fewer than two
+    such samples."""
     import polars as pl
 
     half = scenario["duration_ns"] * 0.5e-9
-    out: list[float | None] = []
-    for fid, start in zip(flows["flow_id"].to_list(), flows["start_s"].to_list()):
-        fs = flow_series.filter(pl.col("flow_id") == fid).sort("time_s")
-        t, b = fs["time_s"].to_numpy(), fs["delivered_bytes"].to_numpy()
-        if len(t) < 2:
-            out.append(None)
-            continue
-        k = int(np.searchsorted(t, max(half, start or 0.0) - 1e-9))
-        k = min(k, len(t) - 2)
-        out.append(float(8 * (b[-1] - b[k]) / (t[-1] - t[k])))
-    return out
+    starts = flows.select("flow_id", pl.col("start_s").fill_null(0.0))
+    ends = (
+        flow_series.join(starts, on="flow_id")
+        .filter(pl.col("time_s") >= pl.max_horizontal(pl.lit(half), pl.col("start_s")) - 1e-9)
+        .group_by("flow_id")
+        .agg(  # delivered_bytes is cumulative: smallest at the first sample, largest at the last
+            pl.len().alias("n"),
+            pl.col("time_s").min().alias("t0"),
+            pl.col("time_s").max().alias("t1"),
+            pl.col("delivered_bytes").min().alias("b0"),
+            pl.col("delivered_bytes").max().alias("b1"),
+        )
+    )
+    rate = {
+        fid: 8 * (b1 - b0) / (t1 - t0)
+        for fid, n, t0, t1, b0, b1 in ends.select("flow_id", "n", "t0", "t1", "b0", "b1").rows()
+        if n >= 2 and t1 > t0
+    }
+    return [rate.get(fid) for fid in flows["flow_id"].to_list()]
 
 
 def derived_flow_columns(
@@ -248,6 +263,11 @@ def derived_flow_columns(
     interval = scenario.get("metrics", {}).get("interval_ns", 0) * 1e-9
     window: list[float | None] = []
     conv: list[float | None] = []
+    wanted = [fid for fid, r in zip(flows["flow_id"].to_list(), ref) if r is not None and r > 0]
+    series = flow_series.filter(pl.col("flow_id").is_in(wanted)).partition_by(
+        "flow_id", as_dict=True, maintain_order=True
+    )
+    empty = flow_series.clear()
     for row, r in zip(flows.iter_rows(named=True), ref):
         if not interval or r is None or r <= 0:
             window.append(None)
@@ -255,9 +275,12 @@ def derived_flow_columns(
             continue
         k = window_length(interval, row["srtt_s"])
         window.append(k * interval)
-        fs = flow_series.filter(pl.col("flow_id") == row["flow_id"]).sort("time_s")
-        rate = window_rates(fs["time_s"].to_list(), fs["delivered_bytes"].to_list(), k)
-        t = convergence_time(fs["time_s"].to_list(), rate, r, tolerance)
+        fs = series.get((row["flow_id"],), empty)
+        if not fs["time_s"].is_sorted():
+            fs = fs.sort("time_s")
+        t_s = fs["time_s"].to_numpy()
+        rate = window_rates(t_s, fs["delivered_bytes"].to_numpy(), k)
+        t = convergence_time(t_s, rate, r, tolerance, min_samples=k)
         conv.append(None if t is None else max(0.0, t - (row["start_s"] or 0.0)))
     error = [None if (a is None or r is None or r <= 0) else a / r - 1.0 for a, r in zip(late, ref)]
     return {

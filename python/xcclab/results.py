@@ -276,7 +276,8 @@ class RunResult:
     ) -> list[float | None]:
         """Seconds from each flow's start until its delivery rate, over windows of
         ``window_s`` (default: four of its RTTs, rounded up to whole metrics intervals), stays
-        within ``tolerance`` of its max-min reference to the end; None if it never does."""
+        within ``tolerance`` of its max-min reference to the end, for at least one window;
+        None if it never does."""
         import polars as pl
 
         from .references import convergence_time, window_length, window_rates
@@ -292,7 +293,7 @@ class RunResult:
             fs = self.flow_series.filter(pl.col("flow_id") == row["flow_id"]).sort("time_s")
             t = fs["time_s"].to_list()
             rate = window_rates(t, fs["delivered_bytes"].to_list(), k)
-            c = convergence_time(t, rate, ref, tolerance)
+            c = convergence_time(t, rate, ref, tolerance, min_samples=k)
             out.append(None if c is None else max(0.0, c - (row["start_s"] or 0.0)))
         return out
 

@@ -95,7 +95,8 @@ TABLES: dict[str, tuple[Column, ...]] = {
             "convergence_s",
             "f64",
             "s",
-            "from start until the windowed rate stays within 10 % of maxmin_bps; null if never",
+            "from start until the windowed rate stays within 10 % of maxmin_bps (for at least"
+            " one window before the end); null if never",
             True,
         ),
     ),

@@ -136,3 +136,9 @@ def test_rate_based_flows_get_no_cwnd_panel():
 
     assert flows_with_window(xcclab.run(parking_lot("rcp", "1s")).flow_series) == set()
     assert flows_with_window(xcclab.run(parking_lot("xcp", "1s")).flow_series) == {0, 1, 2, 3}
+
+
+def test_a_rate_passing_through_the_band_at_the_end_has_not_converged():
+    t = [1, 2, 3, 4, 5, 6]
+    assert convergence_time(t, [0, 0, 0, 0, 0, 95], 100, 0.1, min_samples=2) is None
+    assert convergence_time(t, [0, 0, 0, 0, 95, 100], 100, 0.1, min_samples=2) == 5
