@@ -214,8 +214,11 @@ def _bar(total: int, name: str, progress: bool) -> Any:
 
 # -- manifest -------------------------------------------------------------------------------
 def manifest_frame(sp: SweepSpec, records: Iterable[dict[str, Any]]) -> Any:
-    """One row per point: point_id, index, one column per parameter, seed, status, error."""
+    """One row per point: point_id, index, one column per parameter (and its SI value when it
+    has units, ``<column>_si``), seed, status, error."""
     import polars as pl
+
+    from .units import quantity_value
 
     records = list(records)
     columns: dict[str, Any] = {
@@ -223,7 +226,11 @@ def manifest_frame(sp: SweepSpec, records: Iterable[dict[str, Any]]) -> Any:
         "index": pl.Series([r["index"] for r in records], dtype=pl.Int64),
     }
     for path in sp.dimensions():
-        columns[column_name(path)] = param_series(path, [r["params"][path] for r in records])
+        values = [r["params"][path] for r in records]
+        columns[column_name(path)] = param_series(path, values)
+        numbers = [quantity_value(v) if isinstance(v, str) else None for v in values]
+        if any(n is not None for n in numbers):  # "20ms" -> 0.02 (s), beside the text
+            columns[f"{column_name(path)}_si"] = pl.Series(numbers, dtype=pl.Float64)
     columns["seed"] = pl.Series([r["seed"] for r in records], dtype=pl.Int64)
     columns["status"] = pl.Series([r["status"] for r in records], dtype=pl.String)
     columns["error"] = pl.Series([r["error"] for r in records], dtype=pl.String)

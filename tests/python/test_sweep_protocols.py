@@ -163,3 +163,25 @@ def test_plot_sweep_over_a_directory_of_sweeps_with_hue_sweep(tmp_path):
     stats = pl.read_csv(out / "jain-vs-link_1_delay.csv")
     assert sorted(set(stats["sweep"])) == ["large-buffer", "small-buffer"]
     assert stats["n"].to_list() == [2] * 4
+
+
+def test_manifest_frame_has_si_values_beside_the_text(tmp_path):
+    from xcclab.sweep_runner import manifest_frame
+
+    spec = load_spec(write(tmp_path, SPEC))
+    records = [
+        {
+            "point_id": p.id,
+            "index": p.index,
+            "params": p.params_dict(),
+            "seed": p.seed,
+            "status": "ok",
+            "error": None,
+            "run_dir": f"points/{p.id}",
+        }
+        for p in spec.points()
+    ]
+    frame = manifest_frame(spec, records)
+    assert frame["link_1_delay"].to_list()[:3] == ["100ms", "100ms", "5ms"]
+    assert frame["link_1_delay_si"].to_list()[:3] == pytest.approx([0.1, 0.1, 0.005])
+    assert "protocol_si" not in frame.columns
