@@ -31,11 +31,13 @@ of positive feedback, which the downstream link throws away; the flows it does c
 balance their negative feedback against that share, which caps the link below capacity (Low,
 Andrew and Wydrowski, "Understanding XCP: equilibrium and fairness", INFOCOM 2005: XCP solves a
 *constrained* max-min problem and can leave a flow an arbitrarily small fraction of its max-min
-rate). Not modelled: the queue term (zero at equilibrium), the per-packet spread of the carried
-feedback (``want`` is convex in it), and RTT differences (each flow is updated once per
-interval). The last two matter: with every RTT equal (60 ms) on the same parking lot the
-simulated downstream short flow gets 71.05 Mbit/s, 2.4 % above this model (the upstream one
-65.06, on it).
+rate). Not modelled: the queue term (zero at equilibrium), the per-packet spread of the
+carried feedback, and how the flows' packets interleave within an interval (uniformly, here).
+The last one matters when the long flow and the downstream short flow have the *same* RTT:
+their window bursts then keep a fixed phase, and the simulated downstream flow gets 71.09
+Mbit/s against the model's 69.37 (all RTTs 60 ms); with its RTT 2 ms longer 69.65, 5 ms longer
+69.48, 24, 40 or 100 ms 69.33 to 69.37, twice as long 69.53 (a phase effect of a deterministic
+run, like Floyd and Jacobson's; seeds do not change it).
 """
 
 from __future__ import annotations
