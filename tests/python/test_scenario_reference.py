@@ -143,3 +143,18 @@ def test_output_schema_enumerations_are_what_runs_write():
     assert algorithms == enumeration("links.algorithm")
     assert ccs == enumeration("flows.cc")
     assert enumeration("flows.kind") == {"bulk", "cbr", "arrival", "request", "response"}
+
+
+def test_output_schema_rows_match_the_schema():
+    """Each column's row in docs/output-schema.md is what the schema declares: type, unit,
+    nullability and meaning, word for word."""
+    from xcclab.schema import TABLES
+
+    text = (ROOT / "docs" / "output-schema.md").read_text()
+    types = {"i64": "int64", "f64": "float64", "str": "string"}
+    for table, cols in TABLES.items():
+        section = text.split(f"### `{table}.parquet`", 1)[1].split("\n### ", 1)[0]
+        for c in cols:
+            nullable = "yes" if c.nullable else ""
+            row = f"| `{c.name}` | {types[c.dtype]} | {c.unit} | {nullable} | {c.doc} |"
+            assert row in section, f"docs/output-schema.md, {table}: expected the row\n{row}"
