@@ -12,8 +12,25 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+# Temporary directories being built now (any thread), so that a command stopped by a signal
+# can delete them before it exits (see :func:`discard_pending`).
+_PENDING: set[Path] = set()
+_PENDING_LOCK = threading.Lock()
+
+
+def discard_pending() -> list[Path]:
+    """Delete every temporary output directory still being built; return them. For a process
+    about to exit on a signal while a worker thread writes."""
+    with _PENDING_LOCK:
+        pending = list(_PENDING)
+        _PENDING.clear()
+    for p in pending:
+        shutil.rmtree(p, ignore_errors=True)
+    return pending
 
 
 @contextlib.contextmanager
@@ -28,10 +45,16 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    with _PENDING_LOCK:
+        _PENDING.add(tmp)
     try:
         yield tmp
+        with _PENDING_LOCK:
+            _PENDING.discard(tmp)
         _replace_dir(tmp, target)
     except BaseException:
+        with _PENDING_LOCK:
+            _PENDING.discard(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
         raise
 

@@ -72,28 +72,10 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
 
 /// [`emulate`] with MaxNet flows on the given stack.
 pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
-    netns::check_environment()?;
-    if stack == Stack::Kernel {
-        let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;
-        if !available.split_whitespace().any(|c| c == "maxnet") {
-            return Err(io::Error::other(
-                "xcc emu --stack kernel: the kernel has no maxnet congestion control (run `xcc kernel load` first)",
-            ));
-        }
-    }
-    if !s.arrivals.is_empty() {
-        return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
-    }
-    for f in &s.flows {
-        if f.route.is_some() {
-            return Err(io::Error::other(format!(
-                "xcc emu: flow {}: explicit routes are not emulated (the router routes by destination, shortest path)",
-                f.name
-            )));
-        }
-    }
+    let header_bytes = crate::preflight::check(s, stack)?;
     let prefix = netns::run_prefix();
     let mut plan = Plan::new(s, &prefix, "reno");
+    plan.fabric.carriers = crate::carrier::Carriers::with_modelled_header(header_bytes);
     let ecn_hosts: Vec<bool> = (0..plan.hosts.len())
         .map(|h| {
             s.flows.iter().any(|f| {

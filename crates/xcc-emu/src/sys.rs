@@ -196,6 +196,24 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
     })
 }
 
+/// Asks the kernel to send this process SIGTERM when its parent dies (`PR_SET_PDEATHSIG`), so
+/// a router whose wrapper was killed (even by SIGKILL) stops and deletes its namespaces. Returns
+/// false when the parent is already gone (`expected_parent` is no longer our parent: it died
+/// before the request was in place).
+pub fn die_with_parent(expected_parent: Option<i32>) -> bool {
+    // SAFETY: plain prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) };
+    // SAFETY: no arguments.
+    let parent = unsafe { libc::getppid() };
+    expected_parent.is_none_or(|p| p == parent)
+}
+
+/// Whether process `pid` exists (signal 0: EPERM still means it exists).
+pub fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+}
+
 /// True when this process runs as root (namespaces and TUN devices need it).
 pub fn is_root() -> bool {
     // SAFETY: no arguments.

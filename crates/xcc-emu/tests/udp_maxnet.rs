@@ -49,12 +49,12 @@ fn header_bytes_are_the_simulators() {
     full.resize(sim.orig_len as usize, 0);
     let ip = Ipv4::parse(&full).unwrap();
     let mut pkt = Packet::default();
-    let Found::Carried { offset } = UdpShim.find(&ip, &full, &mut pkt) else { panic!("not recognised") };
+    let Found::Carried { offset } = UdpShim::default().find(&ip, &full, &mut pkt) else { panic!("not recognised") };
     assert_eq!(pkt.cc, vector_packet(0x000102).cc);
     assert_eq!(pkt.seg, vector_packet(0x000102).seg);
     // ...and a rewrite leaves exactly the bytes the simulator would capture after the stamp.
     let stamped = vector_packet(0x7F0000);
-    UdpShim.write(&ip, &mut full, offset, &pkt.cc, &stamped.cc);
+    UdpShim::default().write(&ip, &mut full, offset, &pkt.cc, &stamped.cc);
     let sim_after = xcc_sim::capture::encode(&stamped, 0, 1, 42);
     assert_eq!(hex(&full[..sim_after.bytes.len()]), hex(&sim_after.bytes));
 }
