@@ -16,7 +16,7 @@
     xcc plot-sweep DIR --metric M --x PARAM [--y PARAM]   metric vs swept parameters, CI over seeds
     xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
-    xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
+    xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -342,6 +342,9 @@ def cmd_kernel(args: argparse.Namespace) -> int:
             state = loader.load(params, cgroup=args.cgroup)
         elif args.action == "unload":
             state = loader.unload()
+        elif args.action == "build":
+            built = loader.build()
+            state = {k: str(v) for k, v in vars(built).items()}
         else:
             state = loader.status()
     except KernelUnavailable as exc:
@@ -573,7 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_plot_sweep)
 
     p = sub.add_parser("kernel", help="MaxNet TCP in the Linux kernel via BPF (root)")
-    p.add_argument("action", choices=["load", "unload", "status"])
+    p.add_argument("action", choices=["load", "unload", "status", "build"])
     p.add_argument("--cgroup", default="xcc-maxnet", help="child cgroup for sock_ops (xcc-maxnet)")
     p.add_argument("--t", type=float, default=0.4, help="demand scale T, seconds (0.4)")
     p.add_argument("--alpha", type=float, default=0.66, help="loop gain alpha (0.66)")
