@@ -616,6 +616,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             "malformed_header": st.malformed_header,
             "not_ipv4": st.not_ipv4,
             "bad_ipv4": st.bad_ipv4,
+            "bad_ipv4_checksum": st.bad_ipv4_checksum,
             "unroutable": st.unroutable,
             "ce_written": st.ce_written,
             "header_rewrites": st.header_rewrites,
