@@ -120,7 +120,9 @@ _RUNNING_LOCK = threading.Lock()
 
 
 def _delete_run(pid: int) -> None:
-    subprocess.run([*router_command(), "cleanup", "--run", str(pid)], capture_output=True, env=_child_env())
+    subprocess.run(
+        [*router_command(), "cleanup", "--run", str(pid)], capture_output=True, env=_child_env()
+    )
 
 
 def stop_all(grace_s: float = STOP_GRACE_S) -> list[int]:
@@ -198,7 +200,9 @@ def emulate(
             if line.startswith("xcc-emu: warning: "):
                 warn(line.removeprefix("xcc-emu: warning: "))
         message = "\n".join(
-            ln.removeprefix("xcc-emu: ") for ln in stderr.strip().splitlines() if "warning:" not in ln
+            ln.removeprefix("xcc-emu: ")
+            for ln in stderr.strip().splitlines()
+            if "warning:" not in ln
         )
         if code == EXIT_BAD_INPUT:
             raise ScenarioError(f"{inp.source}: {message}")

@@ -52,7 +52,10 @@ pub fn on_udp_transport(cc: &Cc, stack: Stack) -> bool {
 pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
     netns::check_environment()?;
     if std::process::Command::new("ip").arg("-V").output().is_err() {
-        return Err(io::Error::new(io::ErrorKind::NotFound, "iproute2's `ip` is not installed (apt-get install iproute2)"));
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "iproute2's `ip` is not installed (apt-get install iproute2)",
+        ));
     }
     if stack == Stack::Kernel {
         let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;

@@ -1,6 +1,7 @@
-"""Runs a scenario through the emu router (``python -m xcclab._router run``) with MaxNet flows on a chosen stack:
-``udp`` (xcclab's transport over UDP) or ``kernel`` (Linux TCP with the BPF ``maxnet``
-congestion control, loaded here for the run, the emu process inside its cgroup).
+"""Runs a scenario through the emu router (``python -m xcclab._router run``) with MaxNet
+flows on a chosen stack: ``udp`` (xcclab's transport over UDP) or ``kernel`` (Linux TCP with
+the BPF ``maxnet`` congestion control, loaded here for the run, the emu process inside its
+cgroup).
 
 Returns the simulator's :class:`~xcclab.results.RunResult`, so reports overlay the three.
 """
