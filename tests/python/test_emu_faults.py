@@ -210,6 +210,45 @@ def test_signal_to_the_wrapper_mid_run_stops_everything_within_a_second(
     assert took < SIGNAL_STOP_S, f"stopping took {took:.2f} s"
 
 
+@pytest.mark.parametrize("command", ["compare", "reproduce"])
+def test_sigterm_to_compare_and_reproduce_emu_mid_run(command, scenario_path, tmp_path, rng):
+    out = tmp_path / "out"
+    args = {
+        "compare": ["compare", str(scenario_path), "--out", str(out)],
+        "reproduce": ["reproduce", "mice-http-50", "--emu", "--quick", "--out", str(out)],
+    }[command]
+    wrapper = subprocess.Popen(
+        [sys.executable, "-m", "xcclab.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + START_TIMEOUT_S * 3
+    router = None
+    while router is None and time.monotonic() < deadline:
+        router = next((c for c in _children(wrapper.pid) if _tun_fds(c) > 0), None)
+        time.sleep(0.02)
+    if router is None:
+        wrapper.kill()
+        COUNTS["hangs"] += 1
+        pytest.fail(f"{command}: no router started")
+    time.sleep(rng.uniform(0.0, 1.0))
+    COUNTS["faults_injected"] += 1
+    t0 = time.monotonic()
+    wrapper.send_signal(signal.SIGTERM)
+    try:
+        _, err = wrapper.communicate(timeout=EXIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        COUNTS["hangs"] += 1
+        wrapper.kill()
+        pytest.fail(f"{command} did not stop")
+    took = time.monotonic() - t0
+    assert wrapper.returncode == 128 + signal.SIGTERM, err
+    _assert_clean(router, out)
+    assert not out.parent.joinpath("out").exists()
+    assert took < SIGNAL_STOP_S, f"stopping took {took:.2f} s"
+
+
 # Each SIGKILL fault at two seeded random moments of the run and one of its set-up (the
 # router creating namespaces and attaching).
 KILL_MOMENTS = [("setup", 0), ("running", 0), ("running", 1)]

@@ -207,6 +207,18 @@ pub struct DevCounters {
 }
 
 impl DevCounters {
+    /// What the counters grew by since `before`.
+    pub fn since(&self, before: &DevCounters) -> DevCounters {
+        DevCounters {
+            rx_packets: self.rx_packets.saturating_sub(before.rx_packets),
+            rx_dropped: self.rx_dropped.saturating_sub(before.rx_dropped),
+            tx_packets: self.tx_packets.saturating_sub(before.tx_packets),
+            tx_dropped: self.tx_dropped.saturating_sub(before.tx_dropped),
+            udp_rcvbuf_errors: self.udp_rcvbuf_errors.saturating_sub(before.udp_rcvbuf_errors),
+            udp_sndbuf_errors: self.udp_sndbuf_errors.saturating_sub(before.udp_sndbuf_errors),
+        }
+    }
+
     /// Packets the kernel dropped outside the modelled links.
     pub fn drops(&self) -> u64 {
         self.tx_dropped + self.rx_dropped + self.udp_rcvbuf_errors + self.udp_sndbuf_errors

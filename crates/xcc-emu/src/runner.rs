@@ -128,6 +128,19 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             _ => Err(io::Error::other("the router thread ended before attaching")),
         };
     }
+    // The kernel turns a TUN's carrier on when the router attaches, but activates its queue a
+    // moment later (link watch): what a host sends in between is dropped and counted as a TX
+    // drop. Wait for every device to run, then count drops from here on only: the run's
+    // traffic starts now, and a packet the kernel sent on its own before is not the run's.
+    let ready_by = Instant::now() + Duration::from_secs(2);
+    for h in &hosts {
+        while !sys::in_netns(&h.path(), || sys::if_running(netns::TUN_DEV)).unwrap_or(true) && Instant::now() < ready_by
+        {
+            thread::sleep(Duration::from_millis(2));
+        }
+    }
+    let kernel_before: Vec<DevCounters> =
+        hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV).unwrap_or_default()).collect();
     // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs out of
     // deep idle for the run. XCC_EMU_KEEP_AWAKE=0 turns this off, =spin uses the spinners.
     let awake = match std::env::var("XCC_EMU_KEEP_AWAKE").as_deref() {
@@ -394,8 +407,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     stop.store(true, Ordering::Relaxed);
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;
     drop(awake);
-    let kernel: Vec<DevCounters> =
-        hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
+    let kernel: Vec<DevCounters> = hosts
+        .iter()
+        .zip(&kernel_before)
+        .map(|(h, before)| netns::host_counters(&h.path(), netns::TUN_DEV).map(|c| c.since(before)))
+        .collect::<io::Result<_>>()?;
     topo.destroy()?;
     let router = router?;
     if let Some(e) = first_err {

@@ -137,6 +137,24 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
     Ok(fd)
 }
 
+/// Whether interface `name` of the calling thread's namespace is running (`IFF_RUNNING`: its
+/// carrier is on and the kernel has activated its transmit queue).
+pub fn if_running(name: &str) -> io::Result<bool> {
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad interface name {name:?}")));
+    }
+    // SAFETY: returns a new fd or -1.
+    let fd = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    // SAFETY: fresh descriptor we own.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut ifr = [0u8; 40];
+    ifr[..name.len()].copy_from_slice(name.as_bytes());
+    // SAFETY: SIOCGIFFLAGS reads and writes a struct ifreq, which `ifr` is large enough to hold.
+    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), libc::SIOCGIFFLAGS as _, ifr.as_mut_ptr()) })?;
+    let flags = i16::from_ne_bytes([ifr[16], ifr[17]]);
+    Ok(flags as i32 & libc::IFF_RUNNING != 0)
+}
+
 /// Reads one packet; `Ok(None)` when nothing is waiting.
 pub fn read_packet(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     // SAFETY: reading into a valid buffer of its length.
