@@ -470,3 +470,37 @@ def test_hostile_packets_are_refused_and_counted(scenario_path, tmp_path):
     else:
         assert "dropped" in err, err
     _assert_clean(router, out, (inj.pid,))
+
+
+def test_stale_namespaces_of_dead_runs_are_reported_and_only_they_cleaned(scenario_path, tmp_path):
+    from xcclab import emu
+
+    # A process id that is certainly dead (ours, reaped), and one that is alive (this test).
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale, live = f"xccemu{dead.pid}x0", f"xccemu{os.getpid()}x0"
+    for ns in (stale, live):
+        subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
+    try:
+        COUNTS["faults_injected"] += 1
+        assert stale in emu.stale() and live not in emu.stale()
+        short = tmp_path / "short.toml"
+        short.write_text(SCENARIO.replace('duration = "3s"', 'duration = "500ms"'))
+        r = subprocess.run(
+            [sys.executable, "-m", "xcclab.cli", "emu", str(short), "--out", str(tmp_path / "o")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 0, r.stderr
+        assert "namespace(s) of dead runs" in r.stderr and stale in r.stderr, r.stderr
+        if emu.stale() == [stale]:
+            assert emu.cleanup() == [stale]
+        else:
+            # Other dead runs' namespaces exist on this machine: not this test's to delete.
+            subprocess.run([*emu.router_command(), "cleanup", "--run", str(dead.pid)], check=True)
+        listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+        assert stale not in listed and live in listed, "a live run's namespace was removed"
+    finally:
+        for ns in (stale, live):
+            subprocess.run(["ip", "netns", "delete", ns], capture_output=True, timeout=10)
