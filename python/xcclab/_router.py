@@ -14,6 +14,11 @@ import sys
 def main() -> int:
     from xcclab import _native
 
+    if not hasattr(_native, "emu_main"):
+        print(
+            "xcc-emu: the real-packet router needs Linux (network namespaces, TUN)", file=sys.stderr
+        )
+        return 1
     return _native.emu_main(sys.argv[1:])
 
 

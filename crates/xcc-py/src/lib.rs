@@ -225,6 +225,7 @@ fn session_protocols() -> Vec<&'static str> {
 /// that the wheel carries the router with no separate binary. Runs with the GIL released and
 /// returns the exit status; the router installs its own SIGINT/SIGTERM/SIGHUP handlers, so call
 /// it only from a process that exists to run it.
+#[cfg(target_os = "linux")]
 #[pyfunction]
 fn emu_main(py: Python<'_>, args: Vec<String>) -> i32 {
     py.allow_threads(|| xcc_emu::cli::main(&args))
@@ -238,6 +239,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_sessions, m)?)?;
     m.add_function(wrap_pyfunction!(session_protocols, m)?)?;
+    #[cfg(target_os = "linux")]
     m.add_function(wrap_pyfunction!(emu_main, m)?)?;
     Ok(())
 }
