@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installable (issue 19): build the wheel, install it alone into a fresh venv, and run from
-# outside the checkout `xcc kernel status` and (as root) a 2-host `xcc emu` scenario, so the
-# router and the kernel sources are proven to come from the wheel. Called by .ci/run.
+# outside the checkout `xcc kernel status` (and `xcc kernel build` where the BPF toolchain is
+# there) and, as root, a 2-host `xcc emu` scenario, so the router and the kernel sources are
+# proven to come from the wheel. Called by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -24,6 +25,11 @@ assert sorted(p.name for p in b.SOURCE_DIR.glob("*.c")) == ["maxnet.bpf.c", "max
 print("wheel: package, router and kernel sources installed")
 PY
 "$work/venv/bin/xcc" kernel status
+# Kernel MaxNet builds from the installed sources where this machine can (root, clang,
+# bpftool, libbpf-dev, BTF: .ci/run installs them); otherwise `status` said what is missing.
+if "$work/venv/bin/python" -c "from xcclab.kernel.build import missing_prerequisites as m; raise SystemExit(m() is not None)"; then
+    XCC_KERNEL_BUILD="$work/kernel" "$work/venv/bin/xcc" kernel build
+fi
 if [ "$(id -u)" = 0 ] && [ -e /dev/net/tun ]; then
     "$work/venv/bin/xcc" emu "$repo/scenarios/emu-2host.toml" --out "$work/emu-2host"
     test -f "$work/emu-2host/run.json"
