@@ -210,6 +210,28 @@ def test_signal_to_the_wrapper_mid_run_stops_everything_within_a_second(
     assert took < SIGNAL_STOP_S, f"stopping took {took:.2f} s"
 
 
+def test_sigterm_to_the_router_mid_run_it_cleans_up_and_the_wrapper_says_so(
+    scenario_path, tmp_path, rng
+):
+    out = tmp_path / "out"
+    wrapper, router = _start(scenario_path, out)
+    time.sleep(rng.uniform(0.0, 1.5))
+    COUNTS["faults_injected"] += 1
+    t0 = time.monotonic()
+    os.kill(router, signal.SIGTERM)
+    try:
+        _, err = wrapper.communicate(timeout=EXIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        COUNTS["hangs"] += 1
+        wrapper.kill()
+        pytest.fail("xcc emu hung after its router stopped")
+    took = time.monotonic() - t0
+    assert wrapper.returncode == 1, err
+    assert "stopped by a signal" in err
+    _assert_clean(router, out)
+    assert took < SIGNAL_STOP_S, f"stopping took {took:.2f} s"
+
+
 @pytest.mark.parametrize("command", ["compare", "reproduce"])
 def test_sigterm_to_compare_and_reproduce_emu_mid_run(command, scenario_path, tmp_path, rng):
     out = tmp_path / "out"
