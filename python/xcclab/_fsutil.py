@@ -12,8 +12,36 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+
+# Temporary directories being built now (any thread), with the parent directories made for
+# them, so that a command stopped by a signal can delete them before it exits (see
+# :func:`discard_pending`).
+_PENDING: dict[Path, list[Path]] = {}
+_PENDING_LOCK = threading.Lock()
+
+
+def discard_pending() -> list[Path]:
+    """Delete every temporary output directory still being built, and the parents made for it
+    if they are empty; return the temporary directories. For a process about to exit on a
+    signal while a worker thread writes."""
+    with _PENDING_LOCK:
+        pending = list(_PENDING.items())
+        _PENDING.clear()
+    for tmp, made in pending:
+        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
+    return [tmp for tmp, _ in pending]
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    for d in dirs:  # deepest first
+        try:
+            d.rmdir()
+        except OSError:
+            return
 
 
 @contextlib.contextmanager
@@ -26,13 +54,22 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
     """
     target = Path(target)
     parent = target.parent
+    # The parents this makes, deepest first: removed again when nothing is written.
+    made = [p for p in (parent, *parent.parents) if not p.exists()]
     parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    with _PENDING_LOCK:
+        _PENDING[tmp] = made
     try:
         yield tmp
+        with _PENDING_LOCK:
+            _PENDING.pop(tmp, None)
         _replace_dir(tmp, target)
     except BaseException:
+        with _PENDING_LOCK:
+            _PENDING.pop(tmp, None)
         shutil.rmtree(tmp, ignore_errors=True)
+        _remove_empty(made)
         raise
 
 

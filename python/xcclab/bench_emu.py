@@ -15,7 +15,7 @@ import statistics
 import subprocess
 from typing import Any
 
-from .emu import find_binary
+from .emu import router_command
 
 RATE_ERROR_TARGET = 0.01
 P99_TARGET_US = 200.0
@@ -24,7 +24,7 @@ P99_TARGET_US = 200.0
 def measure(rates_mbps: list[int], seconds: float, runs: int) -> list[dict[str, Any]]:
     """Every run's measurement (the binary's JSON), in order of rate then repetition."""
     args = [
-        str(find_binary()),
+        *router_command(),
         "bench",
         "--seconds",
         f"{seconds:g}",

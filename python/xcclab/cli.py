@@ -17,7 +17,7 @@
                                                           metric vs swept parameters, CI over seeds
     xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
-    xcc kernel load|unload|status [--cgroup NAME] ...     MaxNet TCP in the kernel (docs/kernel.md)
+    xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -163,7 +163,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if not hasattr(module, "run_emu"):
             _err(f"reproduce: {experiment.id} has no real-packet version (--emu)")
             return EXIT_BAD_INPUT
-        report = module.run_emu(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+        from ._interrupt import run_interruptible
+
+        report = run_interruptible(
+            module.run_emu, out, quick=args.quick, log=lambda m: print(m, file=sys.stderr)
+        )
         print(f"report: {report}")
         return 0
     report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
@@ -348,6 +352,9 @@ def cmd_kernel(args: argparse.Namespace) -> int:
             state = loader.load(params, cgroup=args.cgroup)
         elif args.action == "unload":
             state = loader.unload()
+        elif args.action == "build":
+            built = loader.build()
+            state = {k: str(v) for k, v in vars(built).items()}
         else:
             state = loader.status()
     except KernelUnavailable as exc:
@@ -372,7 +379,9 @@ def cmd_emu(args: argparse.Namespace) -> int:
     if args.scenario is None or args.out is None:
         _err("xcc emu needs SCENARIO and --out DIR (or --cleanup)")
         return EXIT_BAD_INPUT
-    result = emulate(args.scenario, seed=args.seed, out=args.out)
+    from ._interrupt import run_interruptible
+
+    result = run_interruptible(emulate, args.scenario, seed=args.seed, out=args.out)
     # events = packets the router read, packet-hops = link crossings (docs/emu.md).
     print(result.summary().replace(" s simulated, ", " s emulated, ", 1))
     _warn_fidelity(result)
@@ -387,21 +396,36 @@ def _warn_fidelity(result: RunResult) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import differences, render
-    from .emu import emulate
-    from .results import run
+    from ._interrupt import run_interruptible
 
     out = Path(args.out) if args.out else None
-    sim = run(args.scenario, out=out / "sim" if out else None)
-    emu = emulate(args.scenario, out=out / "emu" if out else None)
+    text = run_interruptible(_compare, args.scenario, out)
+    print(text)
+    return 0
+
+
+def _compare(scenario: str, out: Path | None) -> str:
+    """Every precondition of the real half first, then both halves in memory, then the whole
+    output directory at once (nothing is written when either half fails)."""
+    from ._fsutil import atomic_dir
+    from .compare import differences, render
+    from .emu import emulate, preflight
+    from .results import run
+
+    preflight(scenario)
+    sim = run(scenario)
+    emu = emulate(scenario)
     _warn_fidelity(emu)
     d = differences(sim, emu)
     text = render(d)
-    print(text)
     if out is not None:
-        (out / "compare.md").write_text(text, encoding="utf-8")
-        (out / "compare.json").write_text(json.dumps(d, indent=2), encoding="utf-8")
-    return 0
+        with atomic_dir(out) as tmp:
+            for name, result in (("sim", sim), ("emu", emu)):
+                (tmp / name).mkdir()
+                result.write_into(tmp / name)
+            (tmp / "compare.md").write_text(text, encoding="utf-8")
+            (tmp / "compare.json").write_text(json.dumps(d, indent=2), encoding="utf-8")
+    return text
 
 
 # -- parser ----------------------------------------------------------------------------------
@@ -573,7 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_plot_sweep)
 
     p = sub.add_parser("kernel", help="MaxNet TCP in the Linux kernel via BPF (root)")
-    p.add_argument("action", choices=["load", "unload", "status"])
+    p.add_argument("action", choices=["load", "unload", "status", "build"])
     p.add_argument("--cgroup", default="xcc-maxnet", help="child cgroup for sock_ops (xcc-maxnet)")
     p.add_argument("--t", type=float, default=0.4, help="demand scale T, seconds (0.4)")
     p.add_argument("--alpha", type=float, default=0.66, help="loop gain alpha (0.66)")

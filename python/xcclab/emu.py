@@ -1,6 +1,7 @@
 """Real packets: run a scenario through Linux network namespaces and the TUN router.
 
-The work is done by the ``xcc-emu`` binary (crate ``crates/xcc-emu``, built by ``make build``):
+The work is done by the router (crate ``crates/xcc-emu``, linked into ``_native`` and run as
+``python -m xcclab._router``; ``XCC_EMU_BIN`` selects another build such as ``xcc-emu``):
 one namespace per host, one router process running the same link algorithms as the simulator,
 NewReno flows on Linux TCP, explicit protocols on xcclab's own transport over UDP. This module
 finds the binary, runs it, and stores its results as a run directory with the simulator's
@@ -12,61 +13,181 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import signal
 import subprocess
+import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
+from .errors import ScenarioError
 from .results import RunResult, ScenarioLike, scenario_input
 
-_REPO = Path(__file__).resolve().parents[2]
+# How long a stopped router may take to delete its namespaces before it is killed (and its
+# namespaces deleted from here).
+STOP_GRACE_S = 5.0
+# The router's exit statuses (crates/xcc-emu/src/cli.rs).
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class RouterDied(RuntimeError):
+    """The router process ended without a result (killed, crashed, or stopped by a signal)."""
+
+
+def router_command() -> list[str]:
+    """How to start the router: ``$XCC_EMU_BIN`` if set, else ``python -m xcclab._router``
+    (the router linked into the ``_native`` extension, so an installed wheel has it)."""
+    env = os.environ.get("XCC_EMU_BIN")
+    if env:
+        return [env]
+    return [sys.executable, "-m", "xcclab._router"]
 
 
 def find_binary() -> Path:
-    """The ``xcc-emu`` binary: ``$XCC_EMU_BIN``, else the workspace's release or debug build."""
-    env = os.environ.get("XCC_EMU_BIN")
-    if env:
-        return Path(env)
-    for profile in ("release", "debug"):
-        p = _REPO / "target" / profile / "xcc-emu"
-        if p.is_file():
-            return p
-    found = shutil.which("xcc-emu")
-    if found:
-        return Path(found)
-    raise RuntimeError(
-        "the xcc-emu binary is not built: run `make build` "
-        "(or `cargo build --release -p xcc-emu`), or set XCC_EMU_BIN"
+    """The program that runs the router (first word of :func:`router_command`)."""
+    return Path(router_command()[0])
+
+
+def _child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # The router checks that this process is still its parent once its parent-death signal
+    # is armed (a wrapper killed in between would otherwise leave it running).
+    env["XCC_EMU_PARENT_PID"] = str(os.getpid())
+    # The package this module came from, whatever the child's working directory.
+    package_root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _run_router(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*router_command(), *args], capture_output=True, text=True, env=_child_env()
     )
 
 
-def _run_binary(args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(find_binary()), *args], capture_output=True, text=True)
+def _message(r: subprocess.CompletedProcess[str]) -> str:
+    lines = [ln for ln in r.stderr.strip().splitlines() if "warning:" not in ln]
+    return "\n".join(lines).removeprefix("xcc-emu: ") or f"the router exited {r.returncode}"
 
 
-def check() -> str | None:
-    """None when this machine can emulate (root, /dev/net/tun), else the reason it cannot."""
-    r = _run_binary(["check"])
-    return None if r.returncode == 0 else r.stderr.strip().removeprefix("xcc-emu: ")
+def check(scenario: ScenarioLike | None = None, *, stack: str = "udp") -> str | None:
+    """None when this machine can emulate (root, /dev/net/tun, iproute2) and, given a
+    ``scenario``, when the emulator can run it (every UDP-transport packet fits the MTU, ...);
+    else the reason. Nothing is created."""
+    if scenario is None:
+        r = _run_router(["check"])
+        return None if r.returncode == 0 else _message(r)
+    inp = scenario_input(scenario)
+    with tempfile.TemporaryDirectory(prefix="xcc-emu-") as tmp:
+        spec = Path(tmp) / ("scenario.json" if inp.format == "json" else "scenario.toml")
+        spec.write_text(inp.text, encoding="utf-8")
+        r = _run_router(["check", str(spec), "--stack", stack])
+    return None if r.returncode == 0 else f"{inp.source}: {_message(r)}"
+
+
+def preflight(scenario: ScenarioLike, *, stack: str = "udp") -> None:
+    """Raise (:class:`ScenarioError` for the scenario, ``RuntimeError`` for the machine) unless
+    ``scenario`` can be emulated here; for commands that simulate first (``xcc compare``,
+    ``xcc reproduce --emu``)."""
+    why = check(scenario, stack=stack)
+    if why is None:
+        return
+    if "transport." in why or "not emulated" in why:
+        raise ScenarioError(why)
+    raise RuntimeError(f"cannot emulate on this machine: {why}")
 
 
 def cleanup() -> list[str]:
-    """Delete every namespace a previous (crashed) run left; return their names."""
-    r = _run_binary(["cleanup"])
+    """Delete the namespaces of dead runs (never those of a live run); return their names."""
+    r = _run_router(["cleanup"])
     if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip().removeprefix("xcc-emu: "))
+        raise RuntimeError(_message(r))
     return [line.split()[-1] for line in r.stdout.splitlines() if line.startswith("deleted")]
+
+
+def stale() -> list[str]:
+    """Names of the namespaces of dead runs (what ``xcc emu --cleanup`` would delete)."""
+    r = _run_router(["stale"])
+    return r.stdout.split() if r.returncode == 0 else []
+
+
+# Routers running now (started by this process), so that a signal handled in the main thread
+# can stop them whichever thread started them.
+_RUNNING: dict[int, subprocess.Popen[bytes]] = {}
+_RUNNING_LOCK = threading.Lock()
+
+
+def _delete_run(pid: int) -> None:
+    subprocess.run(
+        [*router_command(), "cleanup", "--run", str(pid)], capture_output=True, env=_child_env()
+    )
+
+
+def stop_all(grace_s: float = STOP_GRACE_S) -> list[int]:
+    """Stop every router this process runs (SIGTERM; SIGKILL after ``grace_s``), delete their
+    namespaces, and return their process ids. Safe to call from a signal handler's caller."""
+    with _RUNNING_LOCK:
+        procs = list(_RUNNING.values())
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        if p.returncode != 0:
+            _delete_run(p.pid)
+    return [p.pid for p in procs]
+
+
+def _run_tracked(args: list[str], tmp: Path) -> tuple[int, str]:
+    """Runs the router with ``args``; returns (exit status, stderr). If it died without
+    cleaning up (SIGKILL, a crash), its namespaces are deleted here."""
+    err_path = tmp / "router.stderr"
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen(
+            [*router_command(), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=_child_env(),
+        )
+        with _RUNNING_LOCK:
+            _RUNNING[proc.pid] = proc
+        try:
+            code = proc.wait()
+        except BaseException:
+            # Interrupted here (a signal in this thread): the router goes too.
+            stop_all()
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.pop(proc.pid, None)
+    stderr = err_path.read_text(encoding="utf-8", errors="replace")
+    if code < 0 or code not in (0, 1, EXIT_BAD_INPUT, EXIT_INTERRUPTED):
+        # Killed or crashed: it could not delete its namespaces, so this process does.
+        _delete_run(proc.pid)
+    return code, stderr
 
 
 def emulate(
     scenario: ScenarioLike,
     seed: int | None = None,
     out: str | os.PathLike[str] | None = None,
+    *,
+    warn: Any = None,
 ) -> RunResult:
-    """Run ``scenario`` on real packets (needs root); results as a :class:`RunResult`."""
+    """Run ``scenario`` on real packets (needs root); results as a :class:`RunResult`.
+
+    ``warn`` receives the router's warnings (namespaces of dead runs left behind); by default
+    they go to stderr. Raises :class:`RouterDied` when the router was killed or stopped."""
     inp = scenario_input(scenario)
     suffix = ".json" if inp.format == "json" else ".toml"
+    warn = warn or (lambda m: print(f"xcc: warning: {m}", file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="xcc-emu-") as tmp:
         spec = Path(tmp) / f"scenario{suffix}"
         spec.write_text(inp.text, encoding="utf-8")
@@ -74,10 +195,22 @@ def emulate(
         args = ["run", str(spec), "--json", str(result_path)]
         if seed is not None:
             args += ["--seed", str(seed)]
-        r = _run_binary(args)
-        if r.returncode != 0:
-            message = r.stderr.strip().removeprefix("xcc-emu: ") or f"xcc-emu exited {r.returncode}"
-            raise RuntimeError(f"{inp.source}: {message}")
+        code, stderr = _run_tracked(args, Path(tmp))
+        for line in stderr.splitlines():
+            if line.startswith("xcc-emu: warning: "):
+                warn(line.removeprefix("xcc-emu: warning: "))
+        message = "\n".join(
+            ln.removeprefix("xcc-emu: ")
+            for ln in stderr.strip().splitlines()
+            if "warning:" not in ln
+        )
+        if code == EXIT_BAD_INPUT:
+            raise ScenarioError(f"{inp.source}: {message}")
+        if code == EXIT_INTERRUPTED or code < 0:
+            how = "stopped by a signal" if code == EXIT_INTERRUPTED else f"killed by signal {-code}"
+            raise RouterDied(f"{inp.source}: the router was {how}; its namespaces are deleted")
+        if code != 0:
+            raise RuntimeError(f"{inp.source}: {message or f'the router exited {code}'}")
         raw: dict[str, Any] = json.loads(result_path.read_text(encoding="utf-8"))
     result = RunResult.from_native(raw, native_version="emu", source=inp.source)
     result.run_info["mode"] = "emu"

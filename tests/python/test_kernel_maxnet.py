@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -177,7 +178,7 @@ cc = "maxnet"
 
 def xcc_emu_binary() -> str:
     """The emu router's binary (debug profile: `cargo test --workspace` has built it already)."""
-    root = build.SOURCE_DIR.parent
+    root = Path(__file__).resolve().parents[2]
     proc = subprocess.run(
         ["cargo", "build", "-q", "-p", "xcc-emu", "--bin", "xcc-emu"],
         cwd=root,

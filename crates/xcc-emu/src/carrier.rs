@@ -55,14 +55,58 @@ pub struct Carriers {
 impl Carriers {
     /// Every carrier xcclab knows.
     pub fn standard() -> Carriers {
-        Carriers { list: vec![Box::new(UdpShim), Box::new(TcpMaxNetOption)] }
+        Carriers::with_modelled_header(SIM_HEADER_BYTES)
+    }
+
+    /// [`Carriers::standard`], the UDP transport's packets billed with `header_bytes` of headers
+    /// (the scenario's `transport.header`; see [`UdpShim`]).
+    pub fn with_modelled_header(header_bytes: u32) -> Carriers {
+        Carriers { list: vec![Box::new(UdpShim { header_bytes }), Box::new(TcpMaxNetOption)] }
     }
 }
+
+/// Whether the floating-point fields of a congestion header are numbers the protocol can mean:
+/// no NaN anywhere, no negative rate, time or inter-packet time, and infinity only where it
+/// means "not stamped yet" (the rates of RCP, PIQI-RCP and JetMax). A lying but meaningful value
+/// is the protocol's business and goes to the link algorithm.
+pub fn meaningful_fields(cc: &CongestionHeader) -> bool {
+    let rate = |r: f32| r >= 0.0; // false for NaN; +inf allowed
+    match cc {
+        CongestionHeader::Xcp(h) => {
+            h.x.is_finite() && h.x >= 0.0 && h.delta_throughput.is_finite() && h.reverse_feedback.is_finite()
+        }
+        CongestionHeader::Rcp(h) => rate(h.rate),
+        CongestionHeader::PiqiRcp(h) => rate(h.rate_bps),
+        CongestionHeader::JetMax(h) => h.share_s.is_finite() && h.share_s >= 0.0 && rate(h.fair_bps),
+        CongestionHeader::None | CongestionHeader::MaxNet(_) => true,
+    }
+}
+
+/// The simulator's header bytes per packet (IPv4 + TCP), `transport.header`'s default.
+pub const SIM_HEADER_BYTES: u32 = 40;
 
 /// xcclab's transport over UDP: `UDP | shim | segment | payload` (`xcc_core::wire::datagram`).
 /// The shim is at a fixed offset, the first byte of the UDP payload; the segment behind it is
 /// parsed too, because the link algorithms tell data from ACKs (and probes) by it.
-pub struct UdpShim;
+///
+/// Its packets are billed to the links at the size the simulator gives the same packet,
+/// `header_bytes + shim + payload`, not at their length on the wire (IPv4 20 + UDP 8 + segment
+/// 32 + 8 per SACK block + shim + payload: 20 bytes more for data, 20-52 more for an ACK, +34 %
+/// for an XCP ACK). The hosts' transport already paces and counts by the simulator's sizes
+/// (it runs the simulator's `TransportConfig`), so the links must too, or the reverse links of a
+/// comparison carry a third more bytes than the simulated ones. The UDP encoding is how the
+/// lab carries the simulated transport, not part of the modelled network.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct UdpShim {
+    /// Header bytes the model adds to every packet (the scenario's `transport.header`).
+    pub header_bytes: u32,
+}
+
+impl Default for UdpShim {
+    fn default() -> Self {
+        UdpShim { header_bytes: SIM_HEADER_BYTES }
+    }
+}
 
 impl Carrier for UdpShim {
     fn name(&self) -> &'static str {
@@ -86,8 +130,16 @@ impl Carrier for UdpShim {
             return Found::Malformed;
         }
         let Ok(h) = datagram::parse(&p[8..udp_len]) else { return Found::Malformed };
+        if !meaningful_fields(&h.cc) {
+            // A host may lie in its own header, but a NaN or an infinite inter-packet time would
+            // poison the link algorithm's aggregates for every flow: not handed to it.
+            return Found::Malformed;
+        }
         pkt.seg = h.seg;
         pkt.cc = h.cc;
+        // The payload actually carried (not the segment's claim), with the model's headers.
+        let payload = (udp_len - 8 - h.len) as u32;
+        pkt.wire_bytes = self.header_bytes + h.cc.wire_len() as u32 + payload;
         Found::Carried { offset: ip.header_len + 8 + datagram::SHIM_OFFSET }
     }
 

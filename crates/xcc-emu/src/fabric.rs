@@ -15,7 +15,7 @@ use crate::link::{EmuLink, InFlight};
 pub const BUF_LEN: usize = 2048;
 
 /// Router-wide counters: every packet read ends in exactly one of `forwarded`, `dropped_*`,
-/// `not_ipv4`, `bad_ipv4`, `unroutable` or is still in flight.
+/// `not_ipv4`, `bad_ipv4`, `bad_ipv4_checksum`, `unroutable` or is still in flight.
 #[derive(Clone, Debug, Default)]
 pub struct FabricStats {
     pub packets_read: u64,
@@ -23,6 +23,8 @@ pub struct FabricStats {
     pub not_ipv4: u64,
     /// IPv4 with lengths that contradict the bytes read (dropped).
     pub bad_ipv4: u64,
+    /// IPv4 headers whose checksum does not verify (dropped, as a router does).
+    pub bad_ipv4_checksum: u64,
     /// Destination is no host of the topology (dropped).
     pub unroutable: u64,
     /// Claimed by a carrier whose header did not parse: forwarded untouched, as plain IP.
@@ -191,6 +193,7 @@ impl Fabric {
                 match e {
                     Ipv4Error::NotIpv4 => self.stats.not_ipv4 += 1,
                     Ipv4Error::BadLength => self.stats.bad_ipv4 += 1,
+                    Ipv4Error::BadChecksum => self.stats.bad_ipv4_checksum += 1,
                 }
                 self.release(slot);
                 return;

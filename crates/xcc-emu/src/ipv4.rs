@@ -14,6 +14,8 @@ pub enum Ipv4Error {
     NotIpv4,
     /// Shorter than its header, or the header/total lengths contradict the buffer.
     BadLength,
+    /// The header checksum does not verify (RFC 791): a router drops such a packet.
+    BadChecksum,
 }
 
 /// The fields of an IPv4 header the router needs, with the header length checked.
@@ -40,6 +42,9 @@ impl Ipv4 {
         let total_len = u16::from_be_bytes([buf[2], buf[3]]) as usize;
         if header_len < 20 || total_len < header_len || total_len > buf.len() {
             return Err(Ipv4Error::BadLength);
+        }
+        if crate::checksum::checksum(&buf[..header_len]) != 0 {
+            return Err(Ipv4Error::BadChecksum);
         }
         Ok(Ipv4 {
             header_len,

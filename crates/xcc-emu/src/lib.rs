@@ -11,6 +11,8 @@
 //! - [`fabric`]: the router without I/O (classify, route, links, rewrites).
 //! - [`router`]: the router with I/O (TUN devices, epoll, timerfd).
 //! - [`netns`]: namespaces, their devices and their cleanup.
+//! - [`preflight`]: what a run checks before touching anything.
+//! - [`cli`]: the `xcc-emu` command line (also `python -m xcclab._router`).
 //! - [`plan`]: a resolved scenario turned into namespaces, ports, links and routes.
 //! - [`apps`]: traffic written in the project (TCP bulk, UDP echo).
 //! - [`sys`]: the system calls.
@@ -20,11 +22,13 @@ pub mod bench;
 pub mod carrier;
 pub mod cbr;
 pub mod checksum;
+pub mod cli;
 pub mod fabric;
 pub mod ipv4;
 pub mod link;
 pub mod netns;
 pub mod plan;
+pub mod preflight;
 pub mod router;
 pub mod runner;
 pub mod sys;

@@ -159,9 +159,32 @@ pub fn list_with_prefix(prefix: &str) -> io::Result<Vec<String>> {
     Ok(names)
 }
 
-/// Deletes every namespace left by any xcclab run (`xccemu*`); returns their names.
+/// Deletes every namespace whose name starts with `prefix`; returns their names.
 pub fn cleanup(prefix: &str) -> io::Result<Vec<String>> {
     let names = list_with_prefix(prefix)?;
+    for n in &names {
+        delete_netns(n)?;
+    }
+    Ok(names)
+}
+
+/// The process id in a run's namespace name `xccemu<pid>x<i>` (see [`run_prefix`]).
+pub fn owner_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let (pid, host) = rest.split_once('x')?;
+    host.parse::<u32>().ok()?;
+    pid.parse().ok()
+}
+
+/// Namespaces of runs whose process is gone (killed before it could clean up): a live run's
+/// namespaces are never among them.
+pub fn stale() -> io::Result<Vec<String>> {
+    Ok(list_with_prefix(PREFIX)?.into_iter().filter(|n| owner_pid(n).is_some_and(|p| !sys::process_alive(p))).collect())
+}
+
+/// Deletes the namespaces of dead runs ([`stale`]); returns their names.
+pub fn cleanup_stale() -> io::Result<Vec<String>> {
+    let names = stale()?;
     for n in &names {
         delete_netns(n)?;
     }
@@ -184,6 +207,18 @@ pub struct DevCounters {
 }
 
 impl DevCounters {
+    /// What the counters grew by since `before`.
+    pub fn since(&self, before: &DevCounters) -> DevCounters {
+        DevCounters {
+            rx_packets: self.rx_packets.saturating_sub(before.rx_packets),
+            rx_dropped: self.rx_dropped.saturating_sub(before.rx_dropped),
+            tx_packets: self.tx_packets.saturating_sub(before.tx_packets),
+            tx_dropped: self.tx_dropped.saturating_sub(before.tx_dropped),
+            udp_rcvbuf_errors: self.udp_rcvbuf_errors.saturating_sub(before.udp_rcvbuf_errors),
+            udp_sndbuf_errors: self.udp_sndbuf_errors.saturating_sub(before.udp_sndbuf_errors),
+        }
+    }
+
     /// Packets the kernel dropped outside the modelled links.
     pub fn drops(&self) -> u64 {
         self.tx_dropped + self.rx_dropped + self.udp_rcvbuf_errors + self.udp_sndbuf_errors
@@ -246,6 +281,15 @@ fn parse_dev_counters(text: &str, dev: &str) -> Option<DevCounters> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn owner_pid_of_run_namespaces() {
+        assert_eq!(owner_pid("xccemu1234x0"), Some(1234));
+        assert_eq!(owner_pid("xccemu1234x17"), Some(1234));
+        assert_eq!(owner_pid("xccemu1234"), None);
+        assert_eq!(owner_pid("xccemuabcx0"), None);
+        assert_eq!(owner_pid("xcck99-a"), None);
+    }
 
     #[test]
     fn reads_proc_net_dev() {

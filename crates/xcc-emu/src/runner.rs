@@ -72,28 +72,10 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
 
 /// [`emulate`] with MaxNet flows on the given stack.
 pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
-    netns::check_environment()?;
-    if stack == Stack::Kernel {
-        let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;
-        if !available.split_whitespace().any(|c| c == "maxnet") {
-            return Err(io::Error::other(
-                "xcc emu --stack kernel: the kernel has no maxnet congestion control (run `xcc kernel load` first)",
-            ));
-        }
-    }
-    if !s.arrivals.is_empty() {
-        return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
-    }
-    for f in &s.flows {
-        if f.route.is_some() {
-            return Err(io::Error::other(format!(
-                "xcc emu: flow {}: explicit routes are not emulated (the router routes by destination, shortest path)",
-                f.name
-            )));
-        }
-    }
+    let header_bytes = crate::preflight::check(s, stack)?;
     let prefix = netns::run_prefix();
     let mut plan = Plan::new(s, &prefix, "reno");
+    plan.fabric.carriers = crate::carrier::Carriers::with_modelled_header(header_bytes);
     let ecn_hosts: Vec<bool> = (0..plan.hosts.len())
         .map(|h| {
             s.flows.iter().any(|f| {
@@ -146,6 +128,19 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             _ => Err(io::Error::other("the router thread ended before attaching")),
         };
     }
+    // The kernel turns a TUN's carrier on when the router attaches, but activates its queue a
+    // moment later (link watch): what a host sends in between is dropped and counted as a TX
+    // drop. Wait for every device to run, then count drops from here on only: the run's
+    // traffic starts now, and a packet the kernel sent on its own before is not the run's.
+    let ready_by = Instant::now() + Duration::from_secs(2);
+    for h in &hosts {
+        while !sys::in_netns(&h.path(), || sys::if_running(netns::TUN_DEV)).unwrap_or(true) && Instant::now() < ready_by
+        {
+            thread::sleep(Duration::from_millis(2));
+        }
+    }
+    let kernel_before: Vec<DevCounters> =
+        hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV).unwrap_or_default()).collect();
     // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs out of
     // deep idle for the run. XCC_EMU_KEEP_AWAKE=0 turns this off, =spin uses the spinners.
     let awake = match std::env::var("XCC_EMU_KEEP_AWAKE").as_deref() {
@@ -412,8 +407,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     stop.store(true, Ordering::Relaxed);
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;
     drop(awake);
-    let kernel: Vec<DevCounters> =
-        hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
+    let kernel: Vec<DevCounters> = hosts
+        .iter()
+        .zip(&kernel_before)
+        .map(|(h, before)| netns::host_counters(&h.path(), netns::TUN_DEV).map(|c| c.since(before)))
+        .collect::<io::Result<_>>()?;
     topo.destroy()?;
     let router = router?;
     if let Some(e) = first_err {
@@ -634,6 +632,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             "malformed_header": st.malformed_header,
             "not_ipv4": st.not_ipv4,
             "bad_ipv4": st.bad_ipv4,
+            "bad_ipv4_checksum": st.bad_ipv4_checksum,
             "unroutable": st.unroutable,
             "ce_written": st.ce_written,
             "header_rewrites": st.header_rewrites,

@@ -137,6 +137,24 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
     Ok(fd)
 }
 
+/// Whether interface `name` of the calling thread's namespace is running (`IFF_RUNNING`: its
+/// carrier is on and the kernel has activated its transmit queue).
+pub fn if_running(name: &str) -> io::Result<bool> {
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad interface name {name:?}")));
+    }
+    // SAFETY: returns a new fd or -1.
+    let fd = cvt(unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+    // SAFETY: fresh descriptor we own.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut ifr = [0u8; 40];
+    ifr[..name.len()].copy_from_slice(name.as_bytes());
+    // SAFETY: SIOCGIFFLAGS reads and writes a struct ifreq, which `ifr` is large enough to hold.
+    cvt(unsafe { libc::ioctl(fd.as_raw_fd(), libc::SIOCGIFFLAGS as _, ifr.as_mut_ptr()) })?;
+    let flags = i16::from_ne_bytes([ifr[16], ifr[17]]);
+    Ok(flags as i32 & libc::IFF_RUNNING != 0)
+}
+
 /// Reads one packet; `Ok(None)` when nothing is waiting.
 pub fn read_packet(fd: RawFd, buf: &mut [u8]) -> io::Result<Option<usize>> {
     // SAFETY: reading into a valid buffer of its length.
@@ -194,6 +212,24 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
         bytes_sent: u64_at(200),
         min_rtt_us: u32_at(148),
     })
+}
+
+/// Asks the kernel to send this process SIGTERM when its parent dies (`PR_SET_PDEATHSIG`), so
+/// a router whose wrapper was killed (even by SIGKILL) stops and deletes its namespaces. Returns
+/// false when the parent is already gone (`expected_parent` is no longer our parent: it died
+/// before the request was in place).
+pub fn die_with_parent(expected_parent: Option<i32>) -> bool {
+    // SAFETY: plain prctl with integer arguments.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong, 0, 0, 0) };
+    // SAFETY: no arguments.
+    let parent = unsafe { libc::getppid() };
+    expected_parent.is_none_or(|p| p == parent)
+}
+
+/// Whether process `pid` exists (signal 0: EPERM still means it exists).
+pub fn process_alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    pid > 0 && (unsafe { libc::kill(pid, 0) } == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
 }
 
 /// True when this process runs as root (namespaces and TUN devices need it).

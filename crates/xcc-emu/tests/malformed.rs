@@ -51,7 +51,7 @@ fn through(f: &mut Fabric, packets: &[Vec<u8>]) -> Vec<Vec<u8>> {
 
 fn accounted(f: &Fabric) {
     let s = &f.stats;
-    let ends = s.not_ipv4 + s.bad_ipv4 + s.unroutable + s.dropped_by_links + s.forwarded;
+    let ends = s.not_ipv4 + s.bad_ipv4 + s.bad_ipv4_checksum + s.unroutable + s.dropped_by_links + s.forwarded;
     assert_eq!(ends, s.packets_read, "every packet read ends somewhere: {s:?}");
     assert_eq!(f.in_flight(), 0, "no buffer leaked");
 }
@@ -96,6 +96,14 @@ fn udp_checksum(b: &[u8]) -> u16 {
         0 => 0xFFFF,
         c => c,
     }
+}
+
+/// `b` with its IPv4 header checksum recomputed.
+fn with_ip_checksum(mut b: Vec<u8>) -> Vec<u8> {
+    b[10..12].copy_from_slice(&[0, 0]);
+    let c = checksum(&b[..20]);
+    b[10..12].copy_from_slice(&c.to_be_bytes());
+    b
 }
 
 /// The xcclab transport payload of a MaxNet data packet (8-byte shim, segment, payload).
@@ -143,9 +151,25 @@ fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
             {
                 let mut b = good.clone();
                 b[16..20].copy_from_slice(&[10, 9, 9, 9]);
-                b
+                with_ip_checksum(b)
             },
             "unknown destination",
+        ),
+        (
+            {
+                let mut b = good.clone();
+                b[10] ^= 0x5A; // header checksum that does not verify
+                b
+            },
+            "bad IPv4 header checksum",
+        ),
+        (
+            {
+                let mut b = good.clone();
+                b[16..20].copy_from_slice(&[10, 9, 9, 9]); // checksum not updated
+                b
+            },
+            "address rewritten without the checksum",
         ),
     ];
     let dropped = cases.len();
@@ -199,6 +223,7 @@ fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
     assert_eq!(s.not_ipv4, 2, "empty and IPv6");
     assert_eq!(s.bad_ipv4, 3);
     assert_eq!(s.unroutable, 1);
+    assert_eq!(s.bad_ipv4_checksum, 2, "dropped as a router does");
     assert_eq!(s.malformed_header, untouched.len() as u64);
     assert_eq!(s.header_rewrites, 0, "nothing it could not parse was rewritten");
     assert_eq!(out.len(), cases.len() - dropped);
@@ -230,16 +255,20 @@ fn arb_packet() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..200),
         // Valid packets with a few bytes overwritten at random places.
-        (0u32..0xFF_FFFF, 0usize..300, proptest::collection::vec((0usize..400, any::<u8>()), 0..6)).prop_map(
-            |(price, len, muts)| {
+        // Valid packets with a few bytes overwritten at random places; mostly with the IPv4
+        // header checksum made right again, so the mutations reach the parsers behind it.
+        (0u32..0xFF_FFFF, 0usize..300, proptest::collection::vec((0usize..400, any::<u8>()), 0..6), any::<u8>())
+            .prop_map(|(price, len, muts, fix)| {
                 let mut b = udp(40000, XCC, &maxnet_payload(price, len));
                 for (i, v) in muts {
                     let n = b.len();
                     b[i % n] = v;
                 }
+                if fix % 4 != 0 && b.len() >= 20 {
+                    b = with_ip_checksum(b);
+                }
                 b
-            }
-        ),
+            }),
     ]
 }
 

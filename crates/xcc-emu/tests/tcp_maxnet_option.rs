@@ -16,7 +16,7 @@ const A: [u8; 4] = [10, 0, 0, 1];
 const B: [u8; 4] = [10, 0, 0, 2];
 
 /// An IPv4/TCP segment from A to B with NOP, NOP, timestamps and the MaxNet option, as Linux
-/// lays them out, and a valid checksum.
+/// lays them out, and valid IPv4 and TCP checksums.
 fn segment(price: u32, payload: usize) -> Vec<u8> {
     let mut opts = vec![1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, KIND, LEN, (EXID >> 8) as u8, EXID as u8];
     let mut body = [0u8; 6];
@@ -31,6 +31,8 @@ fn segment(price: u32, payload: usize) -> Vec<u8> {
     p[9] = 6;
     p[12..16].copy_from_slice(&A);
     p[16..20].copy_from_slice(&B);
+    let ip_check = xcc_emu::checksum::checksum(&p[..20]);
+    p[10..12].copy_from_slice(&ip_check.to_be_bytes());
     p[32] = (((20 + opts.len()) / 4) as u8) << 4;
     p[33] = 0x18;
     p[40..40 + opts.len()].copy_from_slice(&opts);

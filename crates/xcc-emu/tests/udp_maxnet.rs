@@ -2,7 +2,7 @@
 //! (a shared test vector), and a MaxNet flow reaches its oracle rate.
 
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
-use xcc_core::wire::{CongestionHeader, Ecn, MaxNetHeader, Segment, SegmentKind};
+use xcc_core::wire::{CongestionHeader, Ecn, MaxNetHeader, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 use xcc_core::{FlowId, Packet, Time};
 use xcc_emu::carrier::{Carrier, Found, UdpShim};
 use xcc_emu::ipv4::Ipv4;
@@ -49,14 +49,45 @@ fn header_bytes_are_the_simulators() {
     full.resize(sim.orig_len as usize, 0);
     let ip = Ipv4::parse(&full).unwrap();
     let mut pkt = Packet::default();
-    let Found::Carried { offset } = UdpShim.find(&ip, &full, &mut pkt) else { panic!("not recognised") };
+    let Found::Carried { offset } = UdpShim::default().find(&ip, &full, &mut pkt) else { panic!("not recognised") };
     assert_eq!(pkt.cc, vector_packet(0x000102).cc);
     assert_eq!(pkt.seg, vector_packet(0x000102).seg);
+    // Billed at the simulator's size (header 40 + shim 8 + payload), not the 1500 on the wire;
+    // with the scenario's `transport.header = 60 B`, at 1500.
+    assert_eq!(pkt.wire_bytes, 40 + 8 + 1432);
+    let mut p60 = Packet::default();
+    UdpShim { header_bytes: 60 }.find(&ip, &full, &mut p60);
+    assert_eq!(p60.wire_bytes, 1500);
     // ...and a rewrite leaves exactly the bytes the simulator would capture after the stamp.
     let stamped = vector_packet(0x7F0000);
-    UdpShim.write(&ip, &mut full, offset, &pkt.cc, &stamped.cc);
+    UdpShim::default().write(&ip, &mut full, offset, &pkt.cc, &stamped.cc);
     let sim_after = xcc_sim::capture::encode(&stamped, 0, 1, 42);
     assert_eq!(hex(&full[..sim_after.bytes.len()]), hex(&sim_after.bytes));
+}
+
+/// An ACK with SACK blocks is 32 + 8 per block of segment on the wire, where the simulator
+/// counts a header of `transport.header` bytes: billed as the simulator sizes it (issue 19, the
+/// reverse links of a comparison).
+#[test]
+fn acks_with_sack_blocks_are_billed_at_the_simulators_size() {
+    let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+    sack[0] = SackBlock { start: 10, end: 20 };
+    sack[1] = SackBlock { start: 30, end: 40 };
+    let ack = Packet {
+        flow: FlowId(3),
+        wire_bytes: 40 + 8,
+        ecn: Ecn::NotEct,
+        seg: Segment { kind: SegmentKind::Ack, ack: 9, sack_len: 2, sack, ..Segment::default() },
+        cc: CongestionHeader::MaxNet(MaxNetHeader { echo: 0x000102, price: 0 }),
+    };
+    let cap = xcc_sim::capture::encode(&ack, 0, 1, 7);
+    assert_eq!(cap.orig_len, 28 + 8 + 32 + 16, "on the wire");
+    assert_eq!(cap.bytes.len() as u32, cap.orig_len, "an ACK has no payload: captured whole");
+    let ip = Ipv4::parse(&cap.bytes).unwrap();
+    let mut pkt = Packet::default();
+    assert!(matches!(UdpShim::default().find(&ip, &cap.bytes, &mut pkt), Found::Carried { .. }));
+    assert_eq!(pkt.seg.kind, SegmentKind::Ack);
+    assert_eq!(pkt.wire_bytes, ack.wire_bytes, "the simulator's size");
 }
 
 /// One MaxNet flow alone on a 20 Mbit/s, 10 ms RTT link with mu = 0.9: the oracle gives it

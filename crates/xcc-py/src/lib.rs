@@ -68,14 +68,18 @@ fn run(
 ) -> PyResult<PyObject> {
     let fmt = format_of(format)?;
     let mut callback_error: Option<PyErr> = None;
-    let mut report = |fraction: f64| {
-        if let (Some(cb), None) = (&progress, &callback_error) {
-            if let Err(e) = cb.call1(py, (fraction,)) {
-                callback_error = Some(e);
+    // Without the GIL: the wrapper's main thread can take a signal (and stop the run's
+    // real-packet half, docs/emu.md) while a simulation runs in a worker thread.
+    let result = py.allow_threads(|| {
+        let mut report = |fraction: f64| {
+            if let (Some(cb), true) = (&progress, callback_error.is_none()) {
+                if let Err(e) = Python::with_gil(|py| cb.call1(py, (fraction,))) {
+                    callback_error = Some(e);
+                }
             }
-        }
-    };
-    let result = xcc_sim::run_text_capturing(text, source, fmt, seed, metrics, pcap_link, Some(&mut report));
+        };
+        xcc_sim::run_text_capturing(text, source, fmt, seed, metrics, pcap_link, Some(&mut report))
+    });
     if let Some(e) = callback_error {
         return Err(e);
     }
@@ -217,6 +221,16 @@ fn session_protocols() -> Vec<&'static str> {
     xcc_sim::session::protocols::PROTOCOLS.to_vec()
 }
 
+/// The `xcc-emu` command line (`python -m xcclab._router ARGS`), linked into this module so
+/// that the wheel carries the router with no separate binary. Runs with the GIL released and
+/// returns the exit status; the router installs its own SIGINT/SIGTERM/SIGHUP handlers, so call
+/// it only from a process that exists to run it.
+#[cfg(target_os = "linux")]
+#[pyfunction]
+fn emu_main(py: Python<'_>, args: Vec<String>) -> i32 {
+    py.allow_threads(|| xcc_emu::cli::main(&args))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
@@ -225,5 +239,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_sessions, m)?)?;
     m.add_function(wrap_pyfunction!(session_protocols, m)?)?;
+    #[cfg(target_os = "linux")]
+    m.add_function(wrap_pyfunction!(emu_main, m)?)?;
     Ok(())
 }

@@ -13,7 +13,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-SOURCE_DIR = Path(__file__).resolve().parents[3] / "kernel"
+# The BPF program and the loader's C source ship inside the package (and so in the wheel).
+SOURCE_DIR = Path(__file__).resolve().parent / "src"
+# A source checkout (editable install): builds go to its target/kernel, as cargo's do.
+_CHECKOUT = Path(__file__).resolve().parents[3]
 VMLINUX_BTF = Path("/sys/kernel/btf/vmlinux")
 TOOLS = ("clang", "bpftool", "cc")
 LIBBPF_HEADER = Path("/usr/include/bpf/libbpf.h")
@@ -32,7 +35,13 @@ class Artifacts:
 
 def build_dir() -> Path:
     override = os.environ.get("XCC_KERNEL_BUILD")
-    return Path(override) if override else SOURCE_DIR.parent / "target" / "kernel"
+    if override:
+        return Path(override)
+    if (_CHECKOUT / "Cargo.toml").is_file():
+        return _CHECKOUT / "target" / "kernel"
+    # An installed package: its directory may not be writable; the user's cache is.
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "xcclab" / "kernel"
 
 
 def missing_prerequisites() -> str | None:

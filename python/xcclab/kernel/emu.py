@@ -1,6 +1,7 @@
-"""Runs a scenario through the emu router (``xcc-emu run``) with MaxNet flows on a chosen stack:
-``udp`` (xcclab's transport over UDP) or ``kernel`` (Linux TCP with the BPF ``maxnet``
-congestion control, loaded here for the run, the emu process inside its cgroup).
+"""Runs a scenario through the emu router (``python -m xcclab._router run``) with MaxNet
+flows on a chosen stack: ``udp`` (xcclab's transport over UDP) or ``kernel`` (Linux TCP with
+the BPF ``maxnet`` congestion control, loaded here for the run, the emu process inside its
+cgroup).
 
 Returns the simulator's :class:`~xcclab.results.RunResult`, so reports overlay the three.
 """
@@ -14,22 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .build import SOURCE_DIR
 from .loader import MaxNetParams, MaxNetSession, in_cgroup
 
 STACKS = ("udp", "kernel")
-
-
-def emu_binary(release: bool = True) -> Path:
-    """Builds (if stale) and returns the ``xcc-emu`` binary."""
-    root = SOURCE_DIR.parent
-    cmd = ["cargo", "build", "-q", "-p", "xcc-emu", "--bin", "xcc-emu"]
-    if release:
-        cmd.append("--release")
-    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"building xcc-emu failed:\n{proc.stderr[-2000:]}")
-    return root / "target" / ("release" if release else "debug") / "xcc-emu"
 
 
 def run_emu(scenario: Any, stack: str, params: MaxNetParams | None = None) -> Any:
@@ -39,19 +27,24 @@ def run_emu(scenario: Any, stack: str, params: MaxNetParams | None = None) -> An
 
     if stack not in STACKS:
         raise ValueError(f"stack {stack!r}: expected one of {', '.join(STACKS)}")
-    binary = emu_binary()
+    from ..emu import _child_env, router_command
+
     with tempfile.TemporaryDirectory(prefix="xcc-emu-") as tmp:
         path = Path(tmp) / "scenario.json"
         path.write_text(scenario.to_json())
         out = Path(tmp) / "out.json"
-        cmd = [str(binary), "run", str(path), "--stack", stack, "--json", str(out)]
+        cmd = [*router_command(), "run", str(path), "--stack", stack, "--json", str(out)]
         if stack == "kernel":
             with MaxNetSession(params or MaxNetParams(), cgroup="xcc-maxnet-emu") as session:
                 proc = subprocess.run(
-                    cmd, capture_output=True, text=True, preexec_fn=in_cgroup(session.cgroup)
+                    cmd,
+                    capture_output=True,
+                    text=True,
+                    env=_child_env(),
+                    preexec_fn=in_cgroup(session.cgroup),
                 )
         else:
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=_child_env())
         if proc.returncode != 0:
             raise RuntimeError(f"xcc-emu run --stack {stack} failed: {proc.stderr.strip()[-2000:]}")
         raw = json.loads(out.read_text())

@@ -1,4 +1,4 @@
-"""Starts and stops kernel MaxNet: the ``maxnet_loader`` process (kernel/maxnet_loader.c).
+"""Starts and stops kernel MaxNet: the ``maxnet_loader`` process (kernel/src/maxnet_loader.c).
 
 The loader registers the ``maxnet`` congestion control through a struct_ops link (flag
 TCP_CONG_NON_RESTRICTED) and attaches the sock_ops program to a *child* cgroup through a cgroup
@@ -20,13 +20,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .build import Artifacts, build
+from .build import SOURCE_DIR, Artifacts, build, build_dir, missing_prerequisites
 
 STATE_DIR = Path("/run/xcc-maxnet")
 DEFAULT_CGROUP = "xcc-maxnet"
 FRAC_BITS = 18
 CODE_MAX = (1 << 23) - 1
-# struct maxnet_config in kernel/maxnet.bpf.c.
+# struct maxnet_config in kernel/src/maxnet.bpf.c.
 CONFIG_LAYOUT = struct.Struct("<IIqqQIIII")
 
 
@@ -192,9 +192,12 @@ def _stop(pid: int, child: subprocess.Popen | None = None, timeout_s: float = 10
 
 def registered_struct_ops() -> list[str]:
     """Names of the BPF struct_ops the kernel holds (``bpftool struct_ops list``)."""
-    out = subprocess.run(
-        ["bpftool", "-j", "struct_ops", "list"], capture_output=True, text=True, check=False
-    ).stdout
+    try:
+        out = subprocess.run(
+            ["bpftool", "-j", "struct_ops", "list"], capture_output=True, text=True, check=False
+        ).stdout
+    except FileNotFoundError:  # no bpftool: nothing of ours can be registered either
+        return []
     try:
         return [entry.get("name", "") for entry in json.loads(out or "[]")]
     except json.JSONDecodeError:
@@ -415,4 +418,8 @@ def status() -> dict:
         "counters": counters,
         "struct_ops": registered_struct_ops(),
         "maxnet_available": "maxnet" in available_congestion_controls(),
+        # What `xcc kernel build` compiles (shipped in the package) and whether it can here.
+        "sources": sorted(str(p) for p in SOURCE_DIR.glob("*.c")),
+        "build_dir": str(build_dir()),
+        "cannot_build": missing_prerequisites(),
     }

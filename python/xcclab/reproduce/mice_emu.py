@@ -44,10 +44,13 @@ def run_mice_emu(
 ) -> Path:
     """Simulate and emulate both stacks; write ``out_dir/emu/report.md``."""
     import xcclab
-    from xcclab.emu import emulate
+    from xcclab.emu import emulate, preflight
 
     log = log or (lambda _m: None)
     scale = 0.5 if quick else 1.0
+    # Every scenario's preconditions (root, TUN, MSS against the MTU) before simulating any.
+    for stack in STACKS:
+        preflight(scenario(stack, k, rate, scale, maxnet_transport=MAXNET_TRANSPORT))
     out = Path(out_dir) / "emu"
     with atomic_dir(out) as tmp:
         measured: dict[str, dict[str, Any]] = {}

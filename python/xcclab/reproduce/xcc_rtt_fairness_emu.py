@@ -71,17 +71,16 @@ def run_rtt_fairness_emu(
     """Simulate and emulate every protocol (``only`` those named); write
     ``out_dir/emu/report.md``."""
     import xcclab
-    from xcclab.emu import check, emulate, find_binary
+    from xcclab.emu import emulate, preflight
 
     from .xcc_rtt_fairness import ID, measure
 
     log = log or (lambda _m: None)
     protos = protocols(only)
-    find_binary()  # a clear error when xcc-emu is not built
-    why = check()
-    if why:
-        raise RuntimeError(f"{ID} --emu: cannot emulate on this machine: {why}")
     scale = 0.5 if quick else 1.0
+    # Every scenario's preconditions (root, TUN, MSS against the MTU) before simulating any.
+    for p in protos:
+        preflight(scenario(p, scale))
     out = Path(out_dir) / "emu"
     with atomic_dir(out) as tmp:
         measured: dict[str, dict[str, Any]] = {}

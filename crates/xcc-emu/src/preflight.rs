@@ -1,0 +1,146 @@
+//! Everything a run checks before it touches the machine or simulates anything: root, TUN,
+//! `ip`, the kernel stack's congestion control, traffic the emulator carries, and every
+//! UDP-transport packet fitting the namespaces' MTU. `xcc-emu check SCENARIO` runs it, so
+//! `xcc compare` and `xcc reproduce --emu` refuse a scenario before simulating its other half.
+
+use std::io;
+
+use xcc_core::wire::{CongestionHeader, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, XcpHeader};
+use xcc_sim::scenario::model::{Cc, FlowKind, Scenario, Transport};
+
+use crate::carrier::SIM_HEADER_BYTES;
+use crate::netns;
+use crate::runner::Stack;
+
+/// The namespaces' TUN MTU (the largest IP packet a host sends).
+pub const MTU: u32 = 1500;
+/// IPv4 (20, no options) and UDP (8) headers in front of every UDP-transport datagram.
+const IP_UDP_LEN: u32 = 28;
+/// The transport segment's header without SACK blocks (data segments carry none).
+const SEGMENT_LEN: u32 = 32;
+
+/// The congestion shim a flow of `cc` carries on the UDP transport.
+pub fn shim_of(cc: &Cc) -> CongestionHeader {
+    match cc {
+        Cc::NewReno { .. } => CongestionHeader::None,
+        Cc::MaxNet { .. } => CongestionHeader::MaxNet(MaxNetHeader::default()),
+        Cc::Xcp => CongestionHeader::Xcp(XcpHeader::default()),
+        Cc::Rcp => CongestionHeader::Rcp(RcpHeader::default()),
+        Cc::PiqiRcp => CongestionHeader::PiqiRcp(PiqiRcpHeader::default()),
+        Cc::JetMax { .. } => CongestionHeader::JetMax(JetMaxHeader::default()),
+    }
+}
+
+/// Bytes of a full data packet of this flow on the wire (IPv4 | UDP | shim | segment | MSS).
+pub fn wire_packet_bytes(cc: &Cc, t: &Transport) -> u32 {
+    IP_UDP_LEN + (2 + shim_of(cc).body_len()) as u32 + SEGMENT_LEN + t.mss_bytes
+}
+
+/// The largest MSS whose data packets fit the MTU for a flow of `cc`.
+pub fn largest_mss(cc: &Cc) -> u32 {
+    MTU - (IP_UDP_LEN + (2 + shim_of(cc).body_len()) as u32 + SEGMENT_LEN)
+}
+
+/// Whether a flow of `cc` runs on xcclab's UDP transport (or on Linux TCP) with `stack`.
+pub fn on_udp_transport(cc: &Cc, stack: Stack) -> bool {
+    !matches!((cc, stack), (Cc::NewReno { .. }, _) | (Cc::MaxNet { .. }, Stack::Kernel))
+}
+
+/// Checks the machine (root, `/dev/net/tun`, iproute2) and the scenario; the error says what
+/// is missing or which value to use. Returns the header bytes the UDP transport's packets are
+/// billed with on the links (the scenario's `transport.header`, one value for all its flows).
+pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
+    netns::check_environment()?;
+    if std::process::Command::new("ip").arg("-V").output().is_err() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "iproute2's `ip` is not installed (apt-get install iproute2)",
+        ));
+    }
+    if stack == Stack::Kernel {
+        let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;
+        if !available.split_whitespace().any(|c| c == "maxnet") {
+            return Err(io::Error::other(
+                "xcc emu --stack kernel: the kernel has no maxnet congestion control (run `xcc kernel load` first)",
+            ));
+        }
+    }
+    if !s.arrivals.is_empty() {
+        return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
+    }
+    let mut users: Vec<(String, &Cc, &Transport)> = Vec::new();
+    for f in &s.flows {
+        if f.route.is_some() {
+            return Err(io::Error::other(format!(
+                "xcc emu: flow {}: explicit routes are not emulated (the router routes by destination, shortest path)",
+                f.name
+            )));
+        }
+        if let FlowKind::Bulk { cc, transport, .. } = &f.kind {
+            users.push((format!("flow {}", f.name), cc, transport));
+        }
+    }
+    for t in &s.transactions {
+        users.push((format!("transactions {}", t.name), &t.cc, &t.transport));
+    }
+    let mut header = None;
+    for (who, cc, t) in users {
+        if !on_udp_transport(cc, stack) {
+            continue;
+        }
+        let bytes = wire_packet_bytes(cc, t);
+        if bytes > MTU {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{who}: transport.mss = {} B makes {bytes}-byte {} packets on the wire (IPv4 20 + UDP 8 + shim {} \
+                     + segment 32 + payload), more than the {MTU}-byte MTU of the namespaces: set \
+                     transport.mss = \"{}B\" (or less) in the scenario",
+                    t.mss_bytes,
+                    cc.name(),
+                    2 + shim_of(cc).body_len(),
+                    largest_mss(cc)
+                ),
+            ));
+        }
+        match header {
+            None => header = Some(t.header_bytes),
+            Some(h) if h != t.header_bytes => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "{who}: transport.header = {} B, another flow has {h} B: the emulator bills every \
+                         UDP-transport packet with one header size",
+                        t.header_bytes
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(header.unwrap_or(SIM_HEADER_BYTES))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn largest_mss_fills_the_mtu_exactly() {
+        let t = |mss| Transport {
+            mss_bytes: mss,
+            header_bytes: 40,
+            ecn: false,
+            sack: true,
+            delayed_ack_ns: None,
+            min_rto_ns: 200_000_000,
+            initial_rto_ns: 1_000_000_000,
+            pace: false,
+        };
+        // XCP's shim is 2 + 16 bytes: 1500 - 28 - 18 - 32 = 1422 (docs/emu.md).
+        assert_eq!(largest_mss(&Cc::Xcp), 1422);
+        assert_eq!(wire_packet_bytes(&Cc::Xcp, &t(1422)), 1500);
+        assert_eq!(wire_packet_bytes(&Cc::Xcp, &t(1460)), 1538);
+        assert_eq!(wire_packet_bytes(&Cc::Rcp, &t(largest_mss(&Cc::Rcp))), 1500);
+    }
+}
