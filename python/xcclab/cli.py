@@ -96,29 +96,30 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from .algorithms import ALGORITHMS
-    from .reproduce import EXPERIMENTS
+    from .reproduce import experiments
 
     print("Algorithms")
     print(f"  {'name':<11} {'role':<10} {'status':<12} provenance")
     for a in ALGORITHMS:
         print(f"  {a.name:<11} {a.role:<10} {a.status:<12} {a.provenance}")
     print()
-    _print_experiments(EXPERIMENTS)
+    _print_experiments(experiments())
     return 0
 
 
 def _print_experiments(experiments: Sequence) -> None:
     print("Experiments (xcc reproduce ID)")
-    print(f"  {'id':<20} {'seed':<5} {'status':<12} title")
+    print(f"  {'id':<20} {'seed':<5} {'also':<12} title")
     for e in experiments:
-        print(f"  {e.id:<20} {e.seed_paper:<5} {e.status:<12} {e.title}")
+        also = ",".join(n for n, f in (("emu", e.emu), ("stack", e.stack)) if f) or "-"
+        print(f"  {e.id:<20} {e.seed:<5} {also:<12} {e.title}")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
 
     if args.list:
-        _print_experiments(reproduce.EXPERIMENTS)
+        _print_experiments(reproduce.experiments())
         return 0
     if args.index:
         return _reproduce_index(args)
@@ -129,35 +130,28 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     try:
         experiment = reproduce.get(args.id)
-        module = experiment.load()
     except KeyError as exc:
         _err(exc.args[0])
         return EXIT_BAD_INPUT
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     out = Path(args.out) if args.out else Path("results") / experiment.id
     if args.stack != "sim":
-        try:
-            module = reproduce.stack_module(experiment.id)
-        except KeyError as exc:
-            _err(exc.args[0])
+        if experiment.stack is None:
+            have = ", ".join(e.id for e in reproduce.experiments() if e.stack)
+            _err(f"experiment {experiment.id!r} has no --stack version (only: {have})")
             return EXIT_BAD_INPUT
         out = Path(args.out) if args.out else Path("results") / f"{experiment.id}-{args.stack}"
-        report = module.run(
-            out,
-            quick=args.quick,
-            stack=args.stack,
-            experiment=experiment.id,
-            log=lambda m: print(m, file=sys.stderr),
-        )
+        report = experiment.stack(out, quick=args.quick, stack=args.stack, log=log)
         print(f"report: {report}")
         return 0
     if args.emu:
-        if not hasattr(module, "run_emu"):
+        if experiment.emu is None:
             _err(f"reproduce: {experiment.id} has no real-packet version (--emu)")
             return EXIT_BAD_INPUT
-        report = module.run_emu(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+        report = experiment.emu(out, quick=args.quick, log=log)
         print(f"report: {report}")
         return 0
-    report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+    report = reproduce.run(experiment.id, out, quick=args.quick, log=log)
     print(f"report: {report}")
     return 0
 

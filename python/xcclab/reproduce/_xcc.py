@@ -169,7 +169,7 @@ def figure_rates(
     ylim: float | None = None,
 ) -> list[str]:
     """One column per protocol: flow rates (``block`` samples averaged) above the queue."""
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     protos = [p for p in PROTOCOLS if p.name in results]

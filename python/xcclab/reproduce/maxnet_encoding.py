@@ -8,6 +8,10 @@ paper's range [x_min, x_max].
 
 from __future__ import annotations
 
+from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
+from .experiment import Experiment
+from .paper_claims import quote, table_points
+
 import math
 import sys
 from collections.abc import Callable
@@ -105,6 +109,30 @@ def run(
         )
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out_dir / "report.md"
+
+def claims(metrics: dict) -> list[Claim]:
+    return [
+        Point(
+            id=c.id,
+            quote=c.quote,
+            measure=c.measure,
+            ours=c.ours,
+            unit=c.unit,
+            value=c.value,
+            precision="exact",
+        )
+        for c in table_points(
+            metrics,
+            "000",
+            lambda c: "Section V (x_max 1e15, x_min 32 bit/s, T 0.4, epsilon 1e-5)",
+            measure="the price-encoding calculator",
+        )
+    ]
+
+
+EXPERIMENT = Experiment(
+    id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims
+)
 
 
 if __name__ == "__main__":
