@@ -53,7 +53,6 @@ def save_figure(
     return paths
 
 
-
 def figure_links(files: Iterable[str]) -> str:
     """Markdown image links to the PNG files among ``files``, one per line (the SVG twins are
     for print)."""

@@ -154,7 +154,7 @@ def _row(out: Path, e: Experiment, error: str | None, quick: bool) -> Row:
 
 
 def tally(tallies: dict[str, dict[str, int]]) -> str:
-    """"3 of 5 paper claims hold; reconstruction 1 of 2; references 4 of 4" from the tallies."""
+    """ "3 of 5 paper claims hold; reconstruction 1 of 2; references 4 of 4" from the tallies."""
     names = {
         "paper": "paper claims",
         "reconstruction": "on a reconstruction",
@@ -267,8 +267,11 @@ def _footer(rows: list[Row]) -> str:
         parts.append(f"{label}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items())))
     noun = "experiment" if len(rows) == 1 else "experiments"
     return (
-        f"{len(rows)} {noun}. Verdicts by paper: " + "; ".join(parts) + ". Rule: "
-        + VERDICT_RULE + " Regenerate with `xcc reproduce --all --out DIR`."
+        f"{len(rows)} {noun}. Verdicts by paper: "
+        + "; ".join(parts)
+        + ". Rule: "
+        + VERDICT_RULE
+        + " Regenerate with `xcc reproduce --all --out DIR`."
     )
 
 

@@ -353,19 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     print(run(args.out, quick=args.quick, log=lambda m: print(m, file=sys.stderr)))
     return 0
 
+
 def claims(metrics: dict) -> list[Claim]:
     return table_points(
         metrics,
         "003",
-        lambda c: f"Section III, Table I (RTT_2/RTT_1 = {c['cell']['rtt_ratio']}, "
-        f"theta = {c['cell']['theta_mss']} MSS)",
+        lambda c: (
+            f"Section III, Table I (RTT_2/RTT_1 = {c['cell']['rtt_ratio']}, "
+            f"theta = {c['cell']['theta_mss']} MSS)"
+        ),
         measure="our fluid model, exact per-connection backlog (network calculus)",
     )
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

@@ -417,6 +417,7 @@ def _discussion(
 def main(argv: list[str] | None = None) -> int:
     return scenario_cli(__name__, write_scenarios, run, argv)
 
+
 def _table_where(c: dict) -> str:
     cell = c.get("cell", {})
     col = f"{cell.get('queue', 'DT')} column" + (
@@ -434,6 +435,7 @@ def _seeded_estimate(metrics: dict, c: dict) -> float | Estimate | None:
     if runs and c["quantity"] in QUANTITY_KEY:
         return from_summary(runs[QUANTITY_KEY[c["quantity"]]])
     return c.get("ours")
+
 
 TABLES = {"J": "Table II", "rho": "Table II", "mean queue": "Table III", "mean delay": "Table III"}
 QUANTITY_KEY = {"J": "J", "rho": "rho", "mean queue": "queue_bytes", "mean delay": "delay_ms"}
@@ -474,8 +476,10 @@ def claims(metrics: dict) -> list[Claim]:
          if c["quantity"] == "J"}  # fmt: skip
     q = {(c["cell"]["queue"], c["cell"]["delta_ratio"]): c for c in metrics["comparisons"]
          if c["quantity"] == "mean queue"}  # fmt: skip
-    text = ("Both MM variants outperform DT except in the first case when delta_2/delta_1 = 3. "
-            "In this case Jain's index for DT is bigger but the utilization is somewhat lower.")
+    text = (
+        "Both MM variants outperform DT except in the first case when delta_2/delta_1 = 3. "
+        "In this case Jain's index for DT is bigger but the utilization is somewhat lower."
+    )
     for mm in ("MM-B", "MM-T"):
         for r in RATIOS:
             first, second = (mm, "DT") if r != 3 else ("DT", mm)
@@ -490,16 +494,22 @@ def claims(metrics: dict) -> list[Claim]:
                     first=f"J {first}",
                     second=f"J {second}",
                     note="DropTail's J at this ratio depends on the phase of the two sawtooths "
-                    "(see the seeded interval)" if r == 3 else "",
+                    "(see the seeded interval)"
+                    if r == 3
+                    else "",
                 )
             )
         for r in RATIOS:
             out.append(
                 Ordering(
                     id=f"mean queue {mm} above DT (ratio {r})",
-                    quote=quote("003", "Section IV-B, Table III", "Table III shows that the "
-                                "average queue size for the MM algorithms is somewhat larger "
-                                "than for DT."),
+                    quote=quote(
+                        "003",
+                        "Section IV-B, Table III",
+                        "Table III shows that the "
+                        "average queue size for the MM algorithms is somewhat larger "
+                        "than for DT.",
+                    ),
                     measure="mean queue of S -> D",
                     ours=_difference(q[mm, r]["ours"], q["DT", r]["ours"]),
                     unit="B",
@@ -536,9 +546,7 @@ def _difference(a, b) -> float | Estimate | None:
     return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

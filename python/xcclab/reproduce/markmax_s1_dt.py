@@ -572,6 +572,7 @@ def _discussion(
 def main(argv: list[str] | None = None) -> int:
     return scenario_cli(__name__, write_scenarios, run, argv)
 
+
 def _table_where(c: dict) -> str:
     table = "Table II" if c["quantity"] in ("J", "rho") else "Table III"
     return f"Section IV-B, {table}, DT column, delta_2/delta_1 = {c['cell']['delta_ratio']}"
@@ -586,8 +587,11 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Point(
                 id=f"J (delta_ratio {r}) with jitter",
-                quote=quote("003", f"Section IV-B, Table II, DT column, delta_2/delta_1 = {r}",
-                            f"J = {paper:g}"),
+                quote=quote(
+                    "003",
+                    f"Section IV-B, Table II, DT column, delta_2/delta_1 = {r}",
+                    f"J = {paper:g}",
+                ),
                 measure="one run, t_f = 100 s",
                 ours=cell["J"],
                 setting=f"{sens.get('jitter_ns', 0) / 1e3:g} us access jitter",
@@ -598,9 +602,7 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

@@ -303,12 +303,15 @@ def _report(
 def main(argv: list[str] | None = None) -> int:
     return scenario_cli(__name__, write_scenarios, run, argv)
 
+
 TABLES = {"J": "Table IV", "rho": "Table IV", "mean queue": "Table IV"}
 
 
 def _table_where(c: dict) -> str:
     cell = c["cell"]
-    return f"Section IV-C, Table IV, {cell['queue']} column, delta_2/delta_1 = {cell['delta_ratio']}"
+    return (
+        f"Section IV-C, Table IV, {cell['queue']} column, delta_2/delta_1 = {cell['delta_ratio']}"
+    )
 
 
 def claims(metrics: dict) -> list[Claim]:
@@ -321,8 +324,11 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Ordering(
                 id=f"J MM-B above DT (ratio {r})",
-                quote=quote("003", "Section IV-C, Table IV", "Table IV shows that as in the "
-                            "previous scenario MM-B outperforms DT."),
+                quote=quote(
+                    "003",
+                    "Section IV-C, Table IV",
+                    "Table IV shows that as in the previous scenario MM-B outperforms DT.",
+                ),
                 measure="Jain's index of the two forward goodputs",
                 ours=j["MM-B", r] - j["DT", r],
                 first="J MM-B",
@@ -332,9 +338,7 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

@@ -244,6 +244,7 @@ def _report(
 def main(argv: list[str] | None = None) -> int:
     return scenario_cli(__name__, write_scenarios, run, argv)
 
+
 def _table_where(c: dict) -> str:
     cell = c.get("cell", {})
     col = f"{cell.get('queue', 'DT')} column" + (
@@ -261,6 +262,7 @@ def _seeded_estimate(metrics: dict, c: dict) -> float | Estimate | None:
     if runs and c["quantity"] in QUANTITY_KEY:
         return from_summary(runs[QUANTITY_KEY[c["quantity"]]])
     return c.get("ours")
+
 
 TABLES = {"J": "Table V", "rho": "Table V", "mean queue": "Table V", "mean delay": "Table V"}
 QUANTITY_KEY = {"J": "J", "rho": "rho", "mean queue": "queue_bytes", "mean delay": "delay_ms"}
@@ -288,9 +290,11 @@ def claims(metrics: dict) -> list[Claim]:
         ours=lambda c: _seeded_estimate(metrics, c),
     )
     by = {(c["quantity"], c["cell"]["queue"]): c for c in metrics["comparisons"]}
-    text = ("Table V shows that MM-B has a significantly higher Jain's index, and slightly "
-            "higher utilization, at the expenses of a moderate increase in the average queue "
-            "size.")
+    text = (
+        "Table V shows that MM-B has a significantly higher Jain's index, and slightly "
+        "higher utilization, at the expenses of a moderate increase in the average queue "
+        "size."
+    )
     for quantity in ("J", "rho", "mean queue"):
         a = _seeded_estimate(metrics, by[quantity, "MM-B"])
         b = _seeded_estimate(metrics, by[quantity, "DT"])
@@ -317,9 +321,7 @@ def _difference(a, b) -> float | Estimate | None:
     return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="003", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

@@ -296,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     print(run(args.out, args.quick, log=print))
     return 0
 
+
 _WHERE = "Section VII-B (Fig. 9)"
 
 
@@ -310,8 +311,11 @@ def claims(metrics: dict) -> list[Claim]:
     return [
         Point(
             id="utilisation before the CBR",
-            quote=quote("000", _WHERE, "At the start, MaxNet again converges rapidly to the "
-                        "target 94% utilisation."),
+            quote=quote(
+                "000",
+                _WHERE,
+                "At the start, MaxNet again converges rapidly to the target 94% utilisation.",
+            ),
             measure="link utilisation, 5-10 s",
             ours=100 * m["util_before"],
             unit="%",
@@ -321,8 +325,12 @@ def claims(metrics: dict) -> list[Claim]:
         ),
         Point(
             id="utilisation with the CBR",
-            quote=quote("000", _WHERE, "After a few seconds, the target rate drops to the "
-                        "available bandwidth and the total utilisation drops back to 94%"),
+            quote=quote(
+                "000",
+                _WHERE,
+                "After a few seconds, the target rate drops to the "
+                "available bandwidth and the total utilisation drops back to 94%",
+            ),
             measure="link utilisation (MaxNet + CBR), last 5 s of the CBR",
             ours=100 * m["util_during"],
             unit="%",
@@ -332,8 +340,12 @@ def claims(metrics: dict) -> list[Claim]:
         ),
         Bound(
             id="freed capacity back within 0.3 s",
-            quote=quote("000", _WHERE, "Over two thirds of the spare capacity is reclaimed by "
-                        "the MaxNet flow within 0.3 s due to the rapid drop in price."),
+            quote=quote(
+                "000",
+                _WHERE,
+                "Over two thirds of the spare capacity is reclaimed by "
+                "the MaxNet flow within 0.3 s due to the rapid drop in price.",
+            ),
             measure="share of the 400 Mbit/s freed at 20 s that MaxNet's rate has taken back at "
             "20.3 s (10 ms samples)",
             ours=100 * m["reclaimed_0_3s"],
@@ -346,16 +358,21 @@ def claims(metrics: dict) -> list[Claim]:
         ),
         Qualitative(
             id="target reached within a few seconds",
-            quote=quote("000", _WHERE, "the target utilisation is still reached within a few "
-                        "seconds"),
+            quote=quote(
+                "000", _WHERE, "the target utilisation is still reached within a few seconds"
+            ),
             measure="time after 20 s until utilisation reaches 95 % of the target",
             ours=m["time_to_95pct_s"],
             observed=f"{m['time_to_95pct_s']:.2f} s",
         ),
         Qualitative(
             id="gives way at once",
-            quote=quote("000", _WHERE, "When the CBR flow starts, the MaxNet flow relinquishes "
-                        "bandwidth almost immediately, because of the ACK-clocking"),
+            quote=quote(
+                "000",
+                _WHERE,
+                "When the CBR flow starts, the MaxNet flow relinquishes "
+                "bandwidth almost immediately, because of the ACK-clocking",
+            ),
             measure="MaxNet's rate after 10 s (figure)",
             ours=None,
             observed=f"peak queue {m['peak_queue_bytes'] / 1e6:.2f} MB, no retransmission "

@@ -110,6 +110,7 @@ def run(
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out_dir / "report.md"
 
+
 def claims(metrics: dict) -> list[Claim]:
     return [
         Point(
@@ -130,9 +131,7 @@ def claims(metrics: dict) -> list[Claim]:
     ]
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

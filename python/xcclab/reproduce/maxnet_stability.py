@@ -186,6 +186,7 @@ def _figures(tmp: Path, deployed, fig10) -> list[str]:
     plt.close(fig)
     return written
 
+
 def claims(metrics: dict) -> list[Claim]:
     out = table_points(
         metrics,
@@ -208,9 +209,7 @@ def claims(metrics: dict) -> list[Claim]:
     ]
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

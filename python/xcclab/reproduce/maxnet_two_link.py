@@ -170,9 +170,7 @@ def run(
             for c in m["cells"]
         ]
         figures = _figures(tmp, result)
-        write_metrics(
-            tmp, ID, title=TITLE, quick=quick, measured=m, figures=figures
-        )
+        write_metrics(tmp, ID, title=TITLE, quick=quick, measured=m, figures=figures)
         (tmp / "report.md").write_text(_report(m, comparisons, figures, quick), encoding="utf-8")
     return out_dir / "report.md"
 
@@ -275,6 +273,7 @@ def _report(
         ]
     )
 
+
 _WHERE = "Section VII-A (Figs 5-8)"
 
 
@@ -285,9 +284,13 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Shape(
                 id=f"{name} rise within two RTTs",
-                quote=quote("000", _WHERE, "the initial rise time of each flow is less than the "
-                            "1 s sampling interval, in keeping with the nominal rise time of two "
-                            "RTTs"),
+                quote=quote(
+                    "000",
+                    _WHERE,
+                    "the initial rise time of each flow is less than the "
+                    "1 s sampling interval, in keeping with the nominal rise time of two "
+                    "RTTs",
+                ),
                 measure="10 ms samples of the flow's rate",
                 ours=r["rise_s"] / r["rtt_s"],
                 unit="RTTs",
@@ -303,8 +306,11 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Bound(
             id="rise below 1 s",
-            quote=quote("000", _WHERE, "the initial rise time of each flow is less than the 1 s "
-                        "sampling interval"),
+            quote=quote(
+                "000",
+                _WHERE,
+                "the initial rise time of each flow is less than the 1 s sampling interval",
+            ),
             measure="the largest rise time (to 90 % of max-min) of the flows starting after 0 s",
             ours=rise_max,
             unit="s",
@@ -316,8 +322,12 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Point(
             id="transient queue at the bottleneck switch",
-            quote=quote("000", _WHERE, "it does result in the highest queueing in the "
-                        "experiment, 5 MByte or 90% of the bandwidth-delay product"),
+            quote=quote(
+                "000",
+                _WHERE,
+                "it does result in the highest queueing in the "
+                "experiment, 5 MByte or 90% of the bandwidth-delay product",
+            ),
             measure="the highest queue of L1 and L2 over the whole run",
             ours=peak / 1e6,
             unit="MB",
@@ -329,8 +339,11 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Point(
             id="zero queue in equilibrium",
-            quote=quote("000", _WHERE, "MaxNet's virtual queue mechanism gives an equilibrium "
-                        "queue size of zero"),
+            quote=quote(
+                "000",
+                _WHERE,
+                "MaxNet's virtual queue mechanism gives an equilibrium queue size of zero",
+            ),
             measure="mean queue of L1 and L2 in the last 10 s of each interval, the larger, in "
             "1500 B packets",
             ours=steady,
@@ -341,12 +354,20 @@ def claims(metrics: dict) -> list[Claim]:
     )
     cells = {(tuple(c["interval"]), c["flow"]): c for c in m["cells"]}
     for flows, iv, text in (
-        (("f1", "f2"), (20, 40), "interval 2 shows that MaxNet converges to fairness within 20 s "
-         "(after a fast convergence to full utilisation), for flows with RTTs differing by a "
-         "factor of 6"),
-        (("f2", "f3"), (40, 60), "Interval 3 shows that MaxNet converges within 20 s to fair "
-         "allocation between the flow from Green to Yellow, traversing two bottlenecks, and "
-         "that from Blue to Yellow, traversing one"),
+        (
+            ("f1", "f2"),
+            (20, 40),
+            "interval 2 shows that MaxNet converges to fairness within 20 s "
+            "(after a fast convergence to full utilisation), for flows with RTTs differing by a "
+            "factor of 6",
+        ),
+        (
+            ("f2", "f3"),
+            (40, 60),
+            "Interval 3 shows that MaxNet converges within 20 s to fair "
+            "allocation between the flow from Green to Yellow, traversing two bottlenecks, and "
+            "that from Blue to Yellow, traversing one",
+        ),
     ):
         a, b = (cells.get((iv, f)) for f in flows)
         if a and b and iv == (40, 60):
@@ -375,8 +396,12 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Qualitative(
             id="no ping-pong at the switch",
-            quote=quote("000", _WHERE, "Significantly, this does not cause instability in the "
-                        "form of 'ping-ponging' between bottlenecks as the prices stabilise"),
+            quote=quote(
+                "000",
+                _WHERE,
+                "Significantly, this does not cause instability in the "
+                "form of 'ping-ponging' between bottlenecks as the prices stabilise",
+            ),
             measure="rates of f2 after 40 s (figure)",
             ours=None,
             observed="f2 settles on L2's share after 40 s without returning to L1's (figure)",
@@ -397,9 +422,7 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

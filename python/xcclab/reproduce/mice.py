@@ -469,9 +469,11 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
         seeded = " (mean and 95 % CI over 10 seeds of the arrival times)"
         out: list[Claim] = []
         if k == 200 and rate == "10Mbps":
-            text = ("in the experiment with 200 HTTP requests spawn, 100% of MaxNet HTTP "
-                    "requests receive the reply at most at 135ms while in TCP Reno/RED, only "
-                    "30% of the total HTTP requests receive the first reply less than 135ms")
+            text = (
+                "in the experiment with 200 HTTP requests spawn, 100% of MaxNet HTTP "
+                "requests receive the reply at most at 135ms while in TCP Reno/RED, only "
+                "30% of the total HTTP requests receive the first reply less than 135ms"
+            )
             for window, setting in ((_MAIN, None), ("0.5s", "the 200 requests within 0.5 s")):
                 tag = "" if setting is None else " (0.5 s window)"
                 out.append(
@@ -506,8 +508,12 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
         out.append(
             Point(
                 id="MaxNet keeps no backlog",
-                quote=quote("001", _WHERE_Q, "At the equilibrium point, MaxNet can clear the "
-                            "buffer while Reno/RED always keeps a backlog in routers."),
+                quote=quote(
+                    "001",
+                    _WHERE_Q,
+                    "At the equilibrium point, MaxNet can clear the "
+                    "buffer while Reno/RED always keeps a backlog in routers.",
+                ),
                 measure="mean bottleneck queue 5-20 s (before the mice), packets" + seeded,
                 ours=_value(metrics, "maxnet", "queue_before_pkts"),
                 unit="packets",
@@ -533,9 +539,13 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
             out.append(
                 Ordering(
                     id="Reno/RED elephant slowed by the mice",
-                    quote=quote("001", "Section 4.3 (Figs 6, 7)", "packets drop occur at the "
-                                "RED bottleneck link, thus the throughput of Reno/RED is "
-                                "decreased"),
+                    quote=quote(
+                        "001",
+                        "Section 4.3 (Figs 6, 7)",
+                        "packets drop occur at the "
+                        "RED bottleneck link, thus the throughput of Reno/RED is "
+                        "decreased",
+                    ),
                     measure="elephant's mean rate 5-20 s minus 20-40 s (mice arriving)" + seeded,
                     ours=_minus(before, during),
                     unit="Mbit/s",
@@ -547,9 +557,13 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
             out.append(
                 Point(
                     id="MaxNet elephant not impacted",
-                    quote=quote("001", "Section 4.3 (Figs 6, 7)", "the throughput of elephant "
-                                "flow in MaxNet networks is not impacted regardless the number "
-                                "of arrival flows"),
+                    quote=quote(
+                        "001",
+                        "Section 4.3 (Figs 6, 7)",
+                        "the throughput of elephant "
+                        "flow in MaxNet networks is not impacted regardless the number "
+                        "of arrival flows",
+                    ),
                     measure="elephant's mean rate 20-40 s over 5-20 s (one run)",
                     ours=mb["elephant_during_bps"] / mb["elephant_before_bps"],
                     value=1.0,

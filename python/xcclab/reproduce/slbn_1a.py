@@ -124,8 +124,11 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Bound(
                 id="ERICA a little above the exact rates",
-                quote=quote("004", _WHERE, "ERICA tends to make rate assignments a little bit "
-                            "over the exact rate"),
+                quote=quote(
+                    "004",
+                    _WHERE,
+                    "ERICA tends to make rate assignments a little bit over the exact rate",
+                ),
                 measure="mean E_s (signed) over sessions and samples, %",
                 ours=m["erica"]["es_mean_avg"],
                 unit="%",
@@ -136,6 +139,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims)

@@ -92,9 +92,13 @@ def claims(metrics: dict) -> list[Claim]:
             out.append(
                 Point(
                     id=f"COBB max queue in second {k + 1}",
-                    quote=quote("004", _WHERE, "COBB values (not shown in the figure) during the "
-                                "first three seconds are 5293, 8265 and 4775 data packets "
-                                "respectively."),
+                    quote=quote(
+                        "004",
+                        _WHERE,
+                        "COBB values (not shown in the figure) during the "
+                        "first three seconds are 5293, 8265 and 4775 data packets "
+                        "respectively.",
+                    ),
                     measure=f"largest queue of any link during second {k + 1}, packets",
                     ours=by_s[k] if k < len(by_s) else None,
                     unit="packets",
@@ -109,9 +113,13 @@ def claims(metrics: dict) -> list[Claim]:
                 out.append(
                     Ordering(
                         id=f"RCP completion times worse than {_NAMES[key]}'s",
-                        quote=quote("004", _WHERE, "SLBN, BYZF, ERICA, PIQI-RCP, and COBB (not "
-                                    "shown in the figure) have similar completion times, while "
-                                    "RCP has much worse completion times."),
+                        quote=quote(
+                            "004",
+                            _WHERE,
+                            "SLBN, BYZF, ERICA, PIQI-RCP, and COBB (not "
+                            "shown in the figure) have similar completion times, while "
+                            "RCP has much worse completion times.",
+                        ),
                         measure="mean completion time of the completed sessions: RCP minus "
                         "theirs, s",
                         ours=m["rcp"]["completion_mean_s"] - m[key]["completion_mean_s"],
@@ -125,6 +133,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims)

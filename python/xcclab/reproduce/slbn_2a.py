@@ -83,9 +83,13 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Qualitative(
             id="no significant overshoot",
-            quote=quote("004", _WHERE, "Both algorithms quickly approach the max-min fair rates, "
-                        "what implies almost full utilization of the links but never "
-                        "overshooting them significantly."),
+            quote=quote(
+                "004",
+                _WHERE,
+                "Both algorithms quickly approach the max-min fair rates, "
+                "what implies almost full utilization of the links but never "
+                "overshooting them significantly.",
+            ),
             measure="E_e at the bottlenecks",
             ours=None,
             observed=obs,
@@ -94,6 +98,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims)

@@ -70,8 +70,10 @@ _WHERE = "Section IV, Experiment 2b (Figs 9, 10)"
 def claims(metrics: dict) -> list[Claim]:
     m = metrics["measured"]
     out: list[Claim] = []
-    text = ("there is no significant overshooting at the links (BFYZ's being higher, but always "
-            "below 5%)")
+    text = (
+        "there is no significant overshooting at the links (BFYZ's being higher, but always "
+        "below 5%)"
+    )
     if "bfyz" in m:
         out.append(
             Bound(
@@ -102,8 +104,11 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Bound(
                 id="SLBN max queue bounded by 3 % of capacity",
-                quote=quote("004", "Section IV, summary", "the maximum of queue sizes is upper "
-                            "bounded by 3% of the link capacity"),
+                quote=quote(
+                    "004",
+                    "Section IV, summary",
+                    "the maximum of queue sizes is upper bounded by 3% of the link capacity",
+                ),
                 measure="largest queue of any link over the run, in seconds of that link's "
                 "capacity, in % of one second (our reading of '% of the link capacity')",
                 ours=100 * m["slbn"]["max_queue_delay_s"],
@@ -117,8 +122,12 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Qualitative(
             id="errors nearly constant through the churn",
-            quote=quote("004", _WHERE, "the session churn pattern does not affect the stability "
-                        "of the rates at sources and links"),
+            quote=quote(
+                "004",
+                _WHERE,
+                "the session churn pattern does not affect the stability "
+                "of the rates at sources and links",
+            ),
             measure="E_s percentiles over time (figure)",
             ours=None,
             observed=", ".join(
@@ -130,6 +139,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims)

@@ -81,9 +81,11 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
         ("Paper claims", lambda s: s.counted),
         (
             "Claims that depend on a reconstruction (counted apart)",
-            lambda s: s.claim.reconstruction is not None
-            and s.claim.kind not in ("reference", "qualitative")
-            and s.claim.setting is None,
+            lambda s: (
+                s.claim.reconstruction is not None
+                and s.claim.kind not in ("reference", "qualitative")
+                and s.claim.setting is None
+            ),
         ),
         (
             "Sensitivity: the same claims under other settings the paper leaves open (not counted)",
@@ -107,7 +109,7 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
             for s in rows:
                 c = s.claim
                 lines.append(
-                    f"| {c.id} | \"{_cell(c.quote.text)}\" | {_cell(c.quote.where)} | "
+                    f'| {c.id} | "{_cell(c.quote.text)}" | {_cell(c.quote.where)} | '
                     f"{_cell(getattr(c, 'observed', ''))} |"
                 )
         else:
@@ -120,7 +122,7 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
                 rec = f" (depends on {c.reconstruction})" if c.reconstruction else ""
                 rec += f" (setting: {c.setting})" if c.setting else ""
                 lines.append(
-                    f"| {c.id} | {c.kind} | \"{_cell(c.quote.text)}\" | {_cell(c.quote.where)} "
+                    f'| {c.id} | {c.kind} | "{_cell(c.quote.text)}" | {_cell(c.quote.where)} '
                     f"| {_cell(c.measure)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
                     f"**{s.status}**{rec} |"
                 )

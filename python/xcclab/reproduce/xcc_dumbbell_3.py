@@ -218,6 +218,7 @@ def _discussion(m: dict) -> str:
     )
     return "".join(s)
 
+
 _WHERE = "slide 'Single bottleneck' (three flows, 1 Gb/s, 50 ms)"
 _NAMES = {"xcp": "XCP", "rcp": "RCP", "maxnet": "MaxNet", "piqi-rcp": "PIQI-RCP",
           "jetmax": "JetMax"}  # fmt: skip
@@ -233,8 +234,12 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Point(
                 id=f"{label} packets dropped",
-                quote=quote("002", _WHERE, "All methods are able to maintain high sending rates "
-                            "and do not experience any packet loss"),
+                quote=quote(
+                    "002",
+                    _WHERE,
+                    "All methods are able to maintain high sending rates "
+                    "and do not experience any packet loss",
+                ),
                 measure="packets dropped anywhere in the 40 s run",
                 ours=m[key]["drops"],
                 unit="packets",
@@ -246,8 +251,12 @@ def claims(metrics: dict) -> list[Claim]:
     out.append(
         Point(
             id="RCP peak queue",
-            quote=quote("002", _WHERE, "RCP experiences significant queue buildup (up to 9415 "
-                        "packets) whenever a new flow joins the system"),
+            quote=quote(
+                "002",
+                _WHERE,
+                "RCP experiences significant queue buildup (up to 9415 "
+                "packets) whenever a new flow joins the system",
+            ),
             measure="peak bottleneck queue over the run",
             ours=m["rcp"]["peak_queue_packets"],
             unit="packets",
@@ -272,6 +281,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims)

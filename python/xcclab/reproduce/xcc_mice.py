@@ -168,6 +168,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
     ]
     return "\n".join(text)
 
+
 _WHERE = "slide 'Performance with Mice Traffic'"
 
 
@@ -180,9 +181,13 @@ def claims(metrics: dict) -> list[Claim]:
         out.append(
             Ordering(
                 id=f"JetMax below {label} in utilisation",
-                quote=quote("002", _WHERE, "XCP, RCP, and PIQI-RCP all perform reasonably well; "
-                            "JetMax suffers low utilization since it allocates an even rate to "
-                            "both long and short flows"),
+                quote=quote(
+                    "002",
+                    _WHERE,
+                    "XCP, RCP, and PIQI-RCP all perform reasonably well; "
+                    "JetMax suffers low utilization since it allocates an even rate to "
+                    "both long and short flows",
+                ),
                 measure=f"bottleneck utilisation of {label} minus JetMax's, whole run",
                 ours=util[key] - util["jetmax"],
                 unit="points",
@@ -203,6 +208,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims)

@@ -126,6 +126,7 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
     ]
     return "\n".join(text)
 
+
 _WHERE = "slide 'Multi-Link Topology' (C1 = 970, C2 = 800 Mb/s)"
 _NAMES = {"xcp": "XCP", "rcp": "RCP", "maxnet": "MaxNet", "piqi-rcp": "PIQI-RCP",
           "jetmax": "JetMax"}  # fmt: skip
@@ -179,6 +180,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims)

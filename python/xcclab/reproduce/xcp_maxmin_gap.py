@@ -243,6 +243,7 @@ def _discussion(m: dict) -> str:
     )
     return s
 
+
 _WHERE = "slide 'Max-Min Fairness in XCP'"
 _NAMES = {"xcp": "XCP", "rcp": "RCP", "maxnet": "MaxNet", "piqi-rcp": "PIQI-RCP",
           "jetmax": "JetMax"}  # fmt: skip
@@ -296,6 +297,4 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(
-    id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims
-)
+EXPERIMENT = Experiment(id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims)
