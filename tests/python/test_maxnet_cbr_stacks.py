@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from xcclab.cli import main
-from xcclab.reproduce import maxnet_cbr_stacks as stacks
 from xcclab.reproduce import get
+from xcclab.reproduce import maxnet_cbr_stacks as stacks
 
 
 def test_the_scaled_scenario_keeps_the_papers_ratios():

@@ -14,17 +14,16 @@ Lemmas 1-4 are reported for each RTT ratio, and MarkMax-T (not in Table I) besid
 
 from __future__ import annotations
 
-from ..claims import Claim
-from .experiment import Experiment
-from .paper_claims import table_points
-
 import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Claim
 from ..fluid import markmax as fm
+from .experiment import Experiment
+from .paper_claims import table_points
 from .report import (
     Comparison,
     atomic_dir,

@@ -13,18 +13,16 @@ committed ``scenarios/markmax-s1-{mmb,mmt}-r*.toml`` (the DT ones come from mark
 
 from __future__ import annotations
 
-from ..claims import Claim, Estimate, Ordering, Point
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-from .seeds import SEEDS, from_summary, over_seeds, summarise
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Claim, Estimate, Ordering, Point
 from . import _markmax_packet as mp
 from . import markmax_s1_dt as dt
 from ._scenario_cli import scenario_cli
+from .experiment import Experiment
+from .paper_claims import quote, table_points
 from .report import (
     Comparison,
     atomic_dir,
@@ -34,6 +32,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
+from .seeds import SEEDS, from_summary, over_seeds, summarise
 
 ID = "markmax-s1"
 TITLE = "MarkMax Scenario 1: DT vs MM-B vs MM-T (seed 003, Tables II and III)"

@@ -19,16 +19,15 @@ committed ``scenarios/markmax-s1-dt-r*.toml`` from :func:`scenario` (a test chec
 
 from __future__ import annotations
 
-from ..claims import Claim, Point
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Claim, Point
 from ..scenario import Scenario, fmt_time
 from ._scenario_cli import scenario_cli
+from .experiment import Experiment
+from .paper_claims import quote, table_points
 from .report import (
     Comparison,
     atomic_dir,

@@ -15,16 +15,15 @@ committed ``scenarios/markmax-s2-{dt,mmb}-r*.toml``.
 
 from __future__ import annotations
 
-from ..claims import Claim, Ordering
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Claim, Ordering
 from . import _markmax_packet as mp
 from ._scenario_cli import scenario_cli
+from .experiment import Experiment
+from .paper_claims import quote, table_points
 from .report import (
     Comparison,
     atomic_dir,

@@ -12,19 +12,17 @@ committed ``scenarios/markmax-s3-{dt,mmb}.toml``.
 
 from __future__ import annotations
 
-from ..claims import Claim, Estimate, Ordering, Point
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-from .seeds import SEEDS, from_summary, over_seeds, summarise
-
 import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Claim, Estimate, Ordering
 from ..scenario import Scenario
 from . import _markmax_packet as mp
 from ._scenario_cli import scenario_cli
+from .experiment import Experiment
+from .paper_claims import quote, table_points
 from .report import (
     Comparison,
     atomic_dir,
@@ -34,6 +32,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
+from .seeds import SEEDS, from_summary, over_seeds, summarise
 
 ID = "markmax-s3"
 TITLE = "MarkMax Scenario 3: ten connections, DT vs MM-B (seed 003, Table V)"

@@ -14,17 +14,16 @@ The paper's claims, measured here from the 10 ms time series of the bottleneck:
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Bound, Claim, Point, Qualitative
 from ..scenario import Scenario
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import (
     Comparison,
     atomic_dir,

@@ -8,16 +8,15 @@ paper's range [x_min, x_max].
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Point
 from ..price_encoding import WIRE_FRACTION_BITS, WIRE_INTEGER_BITS, price_encoding
+from .experiment import Experiment
+from .paper_claims import table_points
 from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
 
 ID = "maxnet-encoding"

@@ -9,15 +9,14 @@ the largest alpha with a 45 degree phase margin at tau = alpha T for eta = 0.1.
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Point
 from ..maxnet_stability import design, loop_gain, phase_margin_alpha, slope_range
+from .experiment import Experiment
+from .paper_claims import table_points
 from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "maxnet-stability"
@@ -152,9 +151,9 @@ def run(
 def _figures(tmp: Path, deployed, fig10) -> list[str]:
     import numpy as np
 
-    from ..maxnet_stability import plot_design
     from ..figures import pyplot as _pyplot
     from ..figures import save_figure
+    from ..maxnet_stability import plot_design
 
     written = [p.name for p in plot_design(fig10, tmp / "fig10-spiral-tail-line")]
     written += [

@@ -19,16 +19,15 @@ terms (routers count wire bytes, flows deliver payload: 1460 of every 1500 bytes
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Bound, Claim, Point, Qualitative, Reference, Shape
 from ..scenario import Scenario
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import (
     Comparison,
     atomic_dir,

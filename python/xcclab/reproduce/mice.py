@@ -24,7 +24,6 @@ from ..claims import Bound, Claim, Ordering, Point
 from ..scenario import Scenario
 from .experiment import Experiment
 from .paper_claims import quote
-from .seeds import SEEDS, from_summary, over_seeds, summarise
 from .report import (
     Comparison,
     atomic_dir,
@@ -34,6 +33,7 @@ from .report import (
     save_figure,
     write_metrics,
 )
+from .seeds import SEEDS, from_summary, over_seeds, summarise
 
 STACKS = ("maxnet", "reno-red", "reno-red-ecn")
 RED = {"kind": "red", "w_q": 0.002, "min_th": "30pkt", "max_th": "90pkt", "max_p": 0.1}

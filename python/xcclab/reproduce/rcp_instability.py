@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from ..claims import Claim, Qualitative, Reference, Shape
 from ..scenario import Scenario
 from . import _xcc
-from ..claims import Claim, Qualitative, Reference, Shape
 from .experiment import Experiment
 from .paper_claims import quote
 from .report import (

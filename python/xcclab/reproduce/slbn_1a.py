@@ -6,13 +6,12 @@
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Shape
-from .experiment import Experiment
-from .paper_claims import quote
-
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Bound, Claim, Ordering, Point, Shape
+from .experiment import Experiment
+from .paper_claims import quote
 from .slbn_common import PAPER_PROTOCOLS, Setup, run_setup
 
 ID = "slbn-1a"

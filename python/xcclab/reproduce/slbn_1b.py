@@ -6,13 +6,12 @@ leave when their data is sent. Maximum queue over time and mean completion time 
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative
-from .experiment import Experiment
-from .paper_claims import quote
-
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Point
+from .experiment import Experiment
+from .paper_claims import quote
 from .slbn_common import PAPER_PROTOCOLS, Setup, run_setup
 
 ID = "slbn-1b"

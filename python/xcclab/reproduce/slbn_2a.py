@@ -5,13 +5,12 @@
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative
-from .experiment import Experiment
-from .paper_claims import quote
-
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Qualitative
+from .experiment import Experiment
+from .paper_claims import quote
 from .slbn_common import Setup, run_setup
 
 ID = "slbn-2a"

@@ -6,13 +6,12 @@ second. Only the second phase is shown (from 9 s), as in the paper.
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative
-from .experiment import Experiment
-from .paper_claims import quote
-
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Bound, Claim, Qualitative
+from .experiment import Experiment
+from .paper_claims import quote
 from .slbn_common import Setup, run_setup
 
 ID = "slbn-2b"

@@ -15,15 +15,14 @@ drain below 100 packets after the surge.
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from pathlib import Path
 
 import numpy as np
 
+from ..claims import Claim, Ordering, Point, Shape
 from . import _xcc
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-abrupt"

@@ -12,13 +12,12 @@ each phase, and the flows' mean rates and Jain index over the last 10 s.
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from pathlib import Path
 
+from ..claims import Claim, Point, Qualitative
 from . import _xcc
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import (
     Comparison,
     atomic_dir,

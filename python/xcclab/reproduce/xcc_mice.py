@@ -12,13 +12,12 @@ queue, the number of short flows that completed, and their mean flow-completion 
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Qualitative
 from . import _xcc
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-mice"
@@ -176,8 +175,7 @@ def claims(metrics: dict) -> list[Claim]:
     m = metrics["measured"]
     util = {k: 100 * v["utilisation"] for k, v in m.items()}
     out: list[Claim] = []
-    for key, label, rec in (("xcp", "XCP", None), ("rcp", "RCP", None),
-                            ("piqi-rcp", "PIQI-RCP", "PIQI-RCP")):  # fmt: skip
+    for key, label in (("xcp", "XCP"), ("rcp", "RCP"), ("piqi-rcp", "PIQI-RCP")):
         out.append(
             Ordering(
                 id=f"JetMax below {label} in utilisation",

@@ -10,13 +10,12 @@ XCP is also compared with its own equilibrium (`xcclab.xcp_equilibrium`).
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from pathlib import Path
 
+from ..claims import Claim, Qualitative, Reference
 from . import _network, _xcc
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-multilink"

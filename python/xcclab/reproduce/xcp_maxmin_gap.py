@@ -17,13 +17,12 @@ its theoretical (non-max-min) equilibrium.
 
 from __future__ import annotations
 
-from ..claims import Bound, Claim, Ordering, Point, Qualitative, Reference, Shape
-from .experiment import Experiment
-from .paper_claims import quote, table_points
-
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Reference
 from . import _network, _xcc
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcp-maxmin-gap"
