@@ -442,7 +442,7 @@ def _rcp_claims(n: int, r: dict[str, Any], setting: str | None) -> list[Claim]:
                 precision="about",
                 points=True,
                 note="RCP with alpha 0.4, beta 1 (the paper's) and ns-2's RTT filter is better "
-                "damped than the paper's figure; see the alpha / T sensitivity below.",
+                "damped than the paper's figure; see the alpha sensitivity below.",
             ),
             Shape(
                 id="RCP settling time" + tag,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._fsutil import write_text_atomic
-from ..claims import VERDICT_RULE, Scored, Verdict, score, verdict
+from ..claims import Scored, Verdict, score, verdict
 from .experiment import Experiment
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
@@ -69,67 +69,121 @@ def _ours(s: Scored) -> str:
     return s.ours.text() + unit + ci
 
 
+def _base_id(c) -> str:
+    tag = f" ({c.setting})"
+    return c.id[: -len(tag)] if c.setting and c.id.endswith(tag) else c.id
+
+
+def _claim_table(rows: list[Scored]) -> list[str]:
+    lines = [
+        "| claim | type | the paper | measured as | expected | ours | verdict |",
+        "|:---|:---|:---|:---|:---|:---|:---|",
+    ]
+    for s in rows:
+        c = s.claim
+        rec = f" (on {c.reconstruction})" if c.reconstruction else ""
+        lines.append(
+            f'| {_cell(c.id)} | {c.kind} | "{_cell(c.quote.text)}" ({_cell(c.quote.where)}) '
+            f"| {_cell(c.measure)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
+            f"**{s.status}**{rec} |"
+        )
+    return lines
+
+
+def _sensitivity_table(rows: list[Scored]) -> list[str]:
+    """One line per claim: the settings under which it holds and those under which it does
+    not, with our value under each."""
+    by: dict[str, list[Scored]] = {}
+    for s in rows:
+        by.setdefault(_base_id(s.claim), []).append(s)
+    lines = [
+        "| claim | expected | holds with | does not hold with |",
+        "|:---|:---|:---|:---|",
+    ]
+    for base, group in by.items():
+        def cell(ok: bool) -> str:
+            picked = [s for s in group if (s.status == "holds") == ok]
+            return "; ".join(f"{s.claim.setting}: {_ours(s)}" for s in picked) or "none"
+
+        lines.append(
+            f"| {_cell(base)} | {_cell(group[0].claim.expected())} | {_cell(cell(True))} | "
+            f"{_cell(cell(False))} |"
+        )
+    return lines
+
+
 def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
-    """The report's "Claims" section: verdict, one table per group, the cause of each failure."""
+    """The report's claims section: the verdict, one table per group of claims (the paper's,
+    those on a reconstruction, the sensitivity runs, the qualitative ones, the references) and
+    the cause of each failure."""
     head = (
         "not judged (quick run)"
         if quick
         else f"{v.verdict} ({v.holding} of {v.counted} counted paper claims hold)"
     )
-    lines = [f"## Verdict: {head}", "", VERDICT_RULE, ""]
-    groups = [
-        ("Paper claims", lambda s: s.counted),
-        (
-            "Claims that depend on a reconstruction (counted apart)",
-            lambda s: (
-                s.claim.reconstruction is not None
-                and s.claim.kind not in ("reference", "qualitative")
-                and s.claim.setting is None
-            ),
-        ),
-        (
-            "Sensitivity: the same claims under other settings the paper leaves open (not counted)",
-            lambda s: s.claim.setting is not None and s.claim.kind != "qualitative",
-        ),
-        ("Qualitative claims (our reading, not counted)", lambda s: s.claim.kind == "qualitative"),
-        (
-            "References (max-min oracle, a protocol's own equilibrium: not the paper's numbers)",
-            lambda s: s.claim.kind == "reference",
-        ),
+    lines = [
+        f"## Verdict: {head}",
+        "",
+        "Claims typed and scored by `xcclab.claims` under the tolerance policy and verdict rule of "
+        "[docs/reproduction/verdicts.md](../verdicts.md): references, qualitative claims, "
+        "claims on a reconstruction and sensitivity runs are shown apart and not counted.",
+        "",
     ]
-    seen: set[str] = set()
-    for title, pick in groups:
-        rows = [s for s in scored if s.claim.id not in seen and pick(s)]
-        if not rows:
-            continue
-        seen.update(s.claim.id for s in rows)
-        lines += [f"### {title}", ""]
-        if title.startswith("Qualitative"):
-            lines += ["| claim | the paper | where | ours |", "|:---|:---|:---|:---|"]
-            for s in rows:
-                c = s.claim
-                lines.append(
-                    f'| {c.id} | "{_cell(c.quote.text)}" | {_cell(c.quote.where)} | '
-                    f"{_cell(getattr(c, 'observed', ''))} |"
-                )
-        else:
-            lines += [
-                "| claim | type | the paper | where | measured as | expected | ours | verdict |",
-                "|:---|:---|:---|:---|:---|:---|:---|:---|",
-            ]
-            for s in rows:
-                c = s.claim
-                rec = f" (depends on {c.reconstruction})" if c.reconstruction else ""
-                rec += f" (setting: {c.setting})" if c.setting else ""
-                lines.append(
-                    f'| {c.id} | {c.kind} | "{_cell(c.quote.text)}" | {_cell(c.quote.where)} '
-                    f"| {_cell(c.measure)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
-                    f"**{s.status}**{rec} |"
-                )
-        lines.append("")
-    causes = [s for s in scored if s.status in ("fails", "inconclusive") and s.claim.note]
+    paper = [s for s in scored if s.counted]
+    recon = [
+        s
+        for s in scored
+        if s.claim.reconstruction
+        and s.claim.kind not in ("reference", "qualitative")
+        and not s.claim.setting
+    ]
+    sens = [s for s in scored if s.claim.setting and s.claim.kind != "qualitative"]
+    qual = [s for s in scored if s.claim.kind == "qualitative"]
+    refs = [s for s in scored if s.claim.kind == "reference"]
+    if paper:
+        lines += ["### The paper's claims", "", *_claim_table(paper), ""]
+    if recon:
+        lines += ["### Claims on a reconstructed algorithm (counted apart)", ""]
+        lines += [*_claim_table(recon), ""]
+    causes = [s for s in paper + recon if s.status in ("fails", "inconclusive") and s.claim.note]
     if causes:
-        lines += ["Why:", ""]
-        lines += [f"- **{s.claim.id}** ({s.status}): {s.claim.note}" for s in causes]
+        lines += ["Why they fail:", ""]
+        lines += [f"- **{_cell(s.claim.id)}** ({s.status}): {s.claim.note}" for s in causes]
+        lines.append("")
+    if sens:
+        lines += [
+            "### Sensitivity: settings the paper leaves open (not counted)",
+            "",
+            *_sensitivity_table(sens),
+            "",
+        ]
+    if qual:
+        lines += [
+            "### Qualitative claims (our reading, not counted)",
+            "",
+            "| claim | the paper | ours |",
+            "|:---|:---|:---|",
+        ]
+        for s in qual:
+            c = s.claim
+            lines.append(
+                f'| {_cell(c.id)} | "{_cell(c.quote.text)}" ({_cell(c.quote.where)}) | '
+                f"{_cell(getattr(c, 'observed', ''))} |"
+            )
+        lines.append("")
+    if refs:
+        lines += [
+            "### References: the max-min oracle, a protocol's own equilibrium (never the paper's)",
+            "",
+            "| quantity | reference | ours | within 5 % |",
+            "|:---|:---|:---|:---|",
+        ]
+        for s in refs:
+            c = s.claim
+            rec = f" (on {c.reconstruction})" if c.reconstruction else ""
+            lines.append(
+                f"| {_cell(c.id)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
+                f"{s.status}{rec} |"
+            )
         lines.append("")
     return "\n".join(lines)
