@@ -6,6 +6,7 @@
     xcc plot DIR                                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] [--emu | --stack S] | --list   reproduce a paper experiment
+    xcc reproduce ID --write-scenarios DIR                write its scenario files
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
@@ -134,6 +135,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         _err(exc.args[0])
         return EXIT_BAD_INPUT
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    if args.write_scenarios:
+        if experiment.scenarios is None:
+            have = ", ".join(e.id for e in reproduce.experiments() if e.scenarios)
+            _err(f"reproduce: {experiment.id} writes no scenario files (only: {have})")
+            return EXIT_BAD_INPUT
+        for path in experiment.scenarios(args.write_scenarios):
+            print(path)
+        return 0
     out = Path(args.out) if args.out else Path("results") / experiment.id
     if args.stack != "sim":
         if experiment.stack is None:
@@ -460,6 +469,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--emu",
         action="store_true",
         help="also on real packets (root; namespaces + TUN router): report in OUT/emu/",
+    )
+    p.add_argument(
+        "--write-scenarios",
+        metavar="DIR",
+        help="instead of running: write the experiment's scenario files into DIR",
     )
     p.add_argument(
         "--all",

@@ -25,8 +25,10 @@ class Experiment:
     ``run`` writes ``report.md``, ``metrics.json`` and figures into its directory; ``claims``
     reads that ``metrics.json`` and returns the paper's claims with our measured values (the
     report's claim table and the verdict come from them, :mod:`xcclab.reproduce.verdicts`).
-    ``emu`` (``xcc reproduce ID --emu``: simulated and on real packets) and ``stack``
-    (``--stack kernel|udp``: run(out_dir, quick, *, stack, log)) are optional.
+    ``emu`` (``xcc reproduce ID --emu``: simulated and on real packets), ``stack``
+    (``--stack kernel|udp``: run(out_dir, quick, *, stack, log)) and ``scenarios``
+    (``--write-scenarios DIR``: write the experiment's scenario files, return their paths) are
+    optional.
     """
 
     id: str
@@ -37,3 +39,4 @@ class Experiment:
     claims: Callable[[dict[str, Any]], list[Claim]]
     emu: Runner | None = None
     stack: Runner | None = None
+    scenarios: Callable[[str | Path], list[Path]] | None = None

@@ -101,13 +101,14 @@ def _sensitivity_table(rows: list[Scored]) -> list[str]:
         "|:---|:---|:---|:---|",
     ]
     for base, group in by.items():
-        def cell(ok: bool) -> str:
-            picked = [s for s in group if (s.status == "holds") == ok]
-            return "; ".join(f"{s.claim.setting}: {_ours(s)}" for s in picked) or "none"
-
+        cells = [
+            "; ".join(f"{s.claim.setting}: {_ours(s)}" for s in group if (s.status == "holds") == ok)
+            or "none"
+            for ok in (True, False)
+        ]
         lines.append(
-            f"| {_cell(base)} | {_cell(group[0].claim.expected())} | {_cell(cell(True))} | "
-            f"{_cell(cell(False))} |"
+            f"| {_cell(base)} | {_cell(group[0].claim.expected())} | {_cell(cells[0])} | "
+            f"{_cell(cells[1])} |"
         )
     return lines
 
