@@ -335,6 +335,10 @@ class Scored:
     ours: Estimate | None = None
 
     @property
+    def holds(self) -> bool:
+        return self.status == HOLDS
+
+    @property
     def counted(self) -> bool:
         """Whether the claim enters the experiment's verdict (see :data:`VERDICT_RULE`)."""
         c = self.claim

@@ -412,8 +412,6 @@ def _discussion(
     return "\n\n".join(out)
 
 
-
-
 def _table_where(c: dict) -> str:
     cell = c.get("cell", {})
     col = f"{cell.get('queue', 'DT')} column" + (

@@ -567,8 +567,6 @@ def _discussion(
     return intro + "\n\n" + text + ("\n\n" + rest if rest else "")
 
 
-
-
 def _table_where(c: dict) -> str:
     table = "Table II" if c["quantity"] in ("J", "rho") else "Table III"
     return f"Section IV-B, {table}, DT column, delta_2/delta_1 = {c['cell']['delta_ratio']}"

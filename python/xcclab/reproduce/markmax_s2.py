@@ -298,8 +298,6 @@ def _report(
     return "\n".join(lines)
 
 
-
-
 TABLES = {"J": "Table IV", "rho": "Table IV", "mean queue": "Table IV"}
 
 

@@ -239,8 +239,6 @@ def _report(
     return "\n".join(lines)
 
 
-
-
 def _table_where(c: dict) -> str:
     cell = c.get("cell", {})
     col = f"{cell.get('queue', 'DT')} column" + (

@@ -102,8 +102,7 @@ def _sensitivity_table(rows: list[Scored]) -> list[str]:
     ]
     for base, group in by.items():
         cells = [
-            "; ".join(f"{s.claim.setting}: {_ours(s)}" for s in group if (s.status == "holds") == ok)
-            or "none"
+            "; ".join(f"{s.claim.setting}: {_ours(s)}" for s in group if s.holds == ok) or "none"
             for ok in (True, False)
         ]
         lines.append(
@@ -183,8 +182,7 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
             c = s.claim
             rec = f" (on {c.reconstruction})" if c.reconstruction else ""
             lines.append(
-                f"| {_cell(c.id)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
-                f"{s.status}{rec} |"
+                f"| {_cell(c.id)} | {_cell(c.expected())} | {_cell(_ours(s))} | {s.status}{rec} |"
             )
         lines.append("")
     return "\n".join(lines)
