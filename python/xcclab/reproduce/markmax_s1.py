@@ -21,7 +21,7 @@ from ..claims import Claim, Estimate, Ordering, Point
 from . import _markmax_packet as mp
 from . import markmax_s1_dt as dt
 from .experiment import Experiment
-from .paper_claims import quote, table_points
+from .paper_claims import difference, quote, table_points
 from .report import (
     Comparison,
     atomic_dir,
@@ -484,7 +484,7 @@ def claims(metrics: dict) -> list[Claim]:
                     id=f"J {first} above {second} (ratio {r})",
                     quote=quote("003", "Section IV-B, Table II", text),
                     measure="Jain's index of the two goodputs",
-                    ours=_difference(a, b),
+                    ours=difference(a, b),
                     first=f"J {first}",
                     second=f"J {second}",
                     note="DropTail's J at this ratio depends on the phase of the two sawtooths "
@@ -505,7 +505,7 @@ def claims(metrics: dict) -> list[Claim]:
                         "than for DT.",
                     ),
                     measure="mean queue of S -> D",
-                    ours=_difference(q[mm, r]["ours"], q["DT", r]["ours"]),
+                    ours=difference(q[mm, r]["ours"], q["DT", r]["ours"]),
                     unit="B",
                     first=mm,
                     second="DT",
@@ -527,17 +527,6 @@ def claims(metrics: dict) -> list[Claim]:
                 )
             )
     return out
-
-
-def _difference(a, b) -> float | Estimate | None:
-    """a - b, an interval when either is one (the intervals' ends, conservatively)."""
-    if a is None or b is None:
-        return None
-    ea = a if isinstance(a, Estimate) else Estimate(a, a, a, 1)
-    eb = b if isinstance(b, Estimate) else Estimate(b, b, b, 1)
-    if ea.n == 1 and eb.n == 1:
-        return ea.mean - eb.mean
-    return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
 
 
 EXPERIMENT = Experiment(

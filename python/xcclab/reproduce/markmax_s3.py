@@ -21,7 +21,7 @@ from ..claims import Claim, Estimate, Ordering
 from ..scenario import Scenario
 from . import _markmax_packet as mp
 from .experiment import Experiment
-from .paper_claims import quote, table_points
+from .paper_claims import difference, quote, table_points
 from .report import (
     Comparison,
     atomic_dir,
@@ -297,22 +297,12 @@ def claims(metrics: dict) -> list[Claim]:
                 id=f"{quantity} MM-B above DT",
                 quote=quote("003", "Section IV-D, Table V", text),
                 measure=f"{quantity} of MM-B minus DT's",
-                ours=_difference(a, b),
+                ours=difference(a, b),
                 first="MM-B",
                 second="DT",
             )
         )
     return out
-
-
-def _difference(a, b) -> float | Estimate | None:
-    if a is None or b is None:
-        return None
-    ea = a if isinstance(a, Estimate) else Estimate(a, a, a, 1)
-    eb = b if isinstance(b, Estimate) else Estimate(b, b, b, 1)
-    if ea.n == 1 and eb.n == 1:
-        return ea.mean - eb.mean
-    return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
 
 
 EXPERIMENT = Experiment(

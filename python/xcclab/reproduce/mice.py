@@ -23,7 +23,7 @@ from typing import Any
 from ..claims import Bound, Claim, Ordering, Point
 from ..scenario import Scenario
 from .experiment import Experiment
-from .paper_claims import quote
+from .paper_claims import difference, quote
 from .report import (
     Comparison,
     atomic_dir,
@@ -547,7 +547,7 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
                         "decreased",
                     ),
                     measure="elephant's mean rate 5-20 s minus 20-40 s (mice arriving)" + seeded,
-                    ours=_minus(before, during),
+                    ours=difference(before, during),
                     unit="Mbit/s",
                     first="before the mice",
                     second="during",
@@ -575,18 +575,6 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
         return out
 
     return claims
-
-
-def _minus(a, b):
-    from ..claims import Estimate
-
-    if a is None or b is None:
-        return None
-    ea = a if isinstance(a, Estimate) else Estimate(a, a, a, 1)
-    eb = b if isinstance(b, Estimate) else Estimate(b, b, b, 1)
-    if ea.n == 1 and eb.n == 1:
-        return ea.mean - eb.mean
-    return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
 
 
 def _runner(experiment: str, k: int, rate: str) -> Callable[..., Path]:

@@ -59,3 +59,15 @@ def table_points(
             )
         )
     return out
+
+
+def difference(a: float | Estimate | None, b: float | Estimate | None) -> float | Estimate | None:
+    """a - b for an ordering claim; an interval when either is one (the ends of the two
+    intervals, conservatively)."""
+    if a is None or b is None:
+        return None
+    ea = a if isinstance(a, Estimate) else Estimate(a, a, a, 1)
+    eb = b if isinstance(b, Estimate) else Estimate(b, b, b, 1)
+    if ea.n == 1 and eb.n == 1:
+        return ea.mean - eb.mean
+    return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
