@@ -120,8 +120,8 @@ def run(
             log=log,
             progress=progress,
         )
-        figures = _figures(tmp, measured, results)
         seeded = {} if quick else run_seeded(log)
+        figures = _figures(tmp, measured, results, seeded)
         write_metrics(
             tmp,
             ID,
@@ -156,35 +156,44 @@ def checks(measured: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _figures(tmp: Path, measured: dict[str, dict[str, Any]], results: dict[str, Any]) -> list[str]:
+def _figures(
+    tmp: Path,
+    measured: dict[str, dict[str, Any]],
+    results: dict[str, Any],
+    seeded: dict[str, Any] | None = None,
+) -> list[str]:
+    from ..figures import paper_vs_ours
     from ..figures import pyplot as _pyplot
     from .report import save_figure
 
+    seeded = seeded or {}
     plt = _pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     for ax, (key, label, unit, _) in zip(axes, QUANTITIES[:3]):
         for n, kind in enumerate(KINDS):
-            color = f"C{n}"
-            ax.plot(
+            ours, ci = [], []
+            for r in RATIOS:
+                s = seeded.get(f"{kind}-r{r}", {}).get(key)
+                ours.append(s["mean"] if s else measured[f"{kind}-r{r}"][key])
+                ci.append(tuple(s["ci95"]) if s else None)
+            paper_vs_ours(
+                ax,
                 RATIOS,
                 [PAPER[kind][r][key] for r in RATIOS],
-                "o--",
-                color=color,
-                label=f"{mp.LABELS[kind]} paper",
+                ours,
+                ci,
+                offset=(n - 1) * 0.22,
+                color=f"C{n}",
+                label=mp.LABELS[kind],
             )
-            ax.plot(
-                RATIOS,
-                [measured[f"{kind}-r{r}"][key] for r in RATIOS],
-                "s-",
-                color=color,
-                label=f"{mp.LABELS[kind]} ours",
-            )
-        ax.set_xlabel("delta_2 / delta_1")
+        ax.set_xlabel("delta_2 / delta_1 (table column)")
         ax.set_ylabel(f"{label} ({unit})" if unit else label)
-        ax.set_xticks(RATIOS)
-        ax.grid(True, lw=0.3)
+        ax.grid(True, axis="y", lw=0.3)
     axes[0].legend(fontsize=7)
-    fig.suptitle("MarkMax Scenario 1: paper (NS-2) vs xcclab")
+    fig.suptitle(
+        "MarkMax Scenario 1: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI over 10 "
+        "seeds where seeded)"
+    )
     fig.tight_layout()
     names = [p.name for p in save_figure(fig, tmp, "comparison")]
     plt.close(fig)

@@ -246,8 +246,8 @@ def run(
             for key, label, unit, _ in QUANTITIES
             for r in RATIOS
         ]
-        figures = _figures(tmp, cells, traces)
         seeded = {} if quick else run_seeded(t_f_s, log)
+        figures = _figures(tmp, cells, traces, seeded)
         write_metrics(
             tmp,
             ID,
@@ -269,24 +269,50 @@ def run(
     return out_dir / "report.md"
 
 
-def _figures(tmp: Path, cells: dict[int, dict[str, Any]], traces: dict[int, Any]) -> list[str]:
+def _figures(
+    tmp: Path,
+    cells: dict[int, dict[str, Any]],
+    traces: dict[int, Any],
+    seeded: dict[str, Any] | None = None,
+) -> list[str]:
     import polars as pl
 
+    from ..figures import paper_vs_ours
     from ..figures import pyplot as _pyplot
 
+    seeded = seeded or {}
     plt = _pyplot()
     written: list[str] = []
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
     for ax, (key, label, unit, _) in zip(axes, QUANTITIES[:3]):
-        ax.plot(RATIOS, [PAPER[r][key] for r in RATIOS], "o--", label="paper (NS-2)")
-        ax.plot(RATIOS, [cells[r][key] for r in RATIOS], "s-", label="xcclab")
-        ax.set_xlabel("delta_2 / delta_1")
+        paper_vs_ours(
+            ax,
+            RATIOS,
+            [PAPER[r][key] for r in RATIOS],
+            [cells[r][key] for r in RATIOS],
+            offset=-0.15,
+            color="C0",
+            label="one run,",
+        )
+        if seeded:
+            paper_vs_ours(
+                ax,
+                RATIOS,
+                [PAPER[r][key] for r in RATIOS],
+                [seeded[str(r)][key]["mean"] for r in RATIOS],
+                [tuple(seeded[str(r)][key]["ci95"]) for r in RATIOS],
+                offset=0.15,
+                color="C1",
+                label="10 seeds,",
+            )
+        ax.set_xlabel("delta_2 / delta_1 (table column)")
         ax.set_ylabel(f"{label} ({unit})" if unit else label)
-        ax.set_xticks(RATIOS)
-        ax.grid(True, lw=0.3)
+        ax.grid(True, axis="y", lw=0.3)
     axes[0].set_ylim(0.45, 1.02)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("MarkMax Scenario 1, DropTail: paper vs xcclab")
+    axes[0].legend(fontsize=7)
+    fig.suptitle(
+        "MarkMax Scenario 1, DropTail: paper (bars) vs xcclab (dots; 95 % CI over 10 seeds)"
+    )
     fig.tight_layout()
     written += [p.name for p in save_figure(fig, tmp, "comparison")]
     plt.close(fig)
