@@ -23,7 +23,15 @@ from ..claims import Claim, Ordering, Point, Shape
 from . import _xcc
 from .experiment import Experiment
 from .paper_claims import quote
-from .report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
+from .report import (
+    Comparison,
+    atomic_dir,
+    figure_links,
+    fmt,
+    markdown_table,
+    save_figure,
+    write_metrics,
+)
 
 ID = "xcc-abrupt"
 TITLE = "Abrupt change in demand: 1 flow, then 10 more (seed 002)"
@@ -131,6 +139,7 @@ def run(out_dir, quick=False, *, log=None, progress=True):
         figs = _xcc.figure_rates(
             tmp, results, ["long", "burst1"], _xcc.BOTTLENECK, "1 flow, +10 at 30 s, -10 at 113 s"
         )
+        figs += _input_figure(tmp, results, scale)
         write_metrics(
             tmp,
             ID,
@@ -142,6 +151,33 @@ def run(out_dir, quick=False, *, log=None, progress=True):
         )
         (tmp / "report.md").write_text(_report(m, figs, quick), encoding="utf-8")
     return out_dir / "report.md"
+
+
+def _input_figure(tmp: Path, results: dict, scale: float) -> list[str]:
+    """The aggregate input rate at the bottleneck over its capacity around the surge, every
+    protocol on one axis (100 ms averages): the slide's "overshoots the link capacity by 300%"
+    is the height of these curves above 1."""
+    from ..figures import pyplot
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    for n, p in enumerate(_xcc.PROTOCOLS):
+        ls = _xcc.link_series(results[p.name], _xcc.BOTTLENECK)
+        cap = float(results[p.name].link(_xcc.BOTTLENECK)["rate_bps"])
+        t, x = _xcc.averaged(ls["time_s"], _xcc.input_rate(ls), 10)
+        sel = (t > (T_JOIN - 2) * scale) & (t < (T_JOIN + 8) * scale)
+        ax.plot(t[sel], x[sel] / cap, lw=0.9, color=f"C{n}", label=p.label)
+    ax.axhline(1.0, color="black", lw=0.8, ls="--", label="capacity")
+    ax.axhline(4.0, color="grey", lw=0.8, ls=":", label="slide: RCP at +300 %")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("input rate / capacity")
+    ax.grid(True, lw=0.3)
+    ax.legend(fontsize=7, ncol=3)
+    ax.set_title("Bottleneck input (100 ms averages) against capacity when ten flows join")
+    fig.tight_layout()
+    names = [q.name for q in save_figure(fig, tmp, "input-vs-capacity")]
+    plt.close(fig)
+    return names
 
 
 def _report(m: dict, figs: list[str], quick: bool) -> str:
