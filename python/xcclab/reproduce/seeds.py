@@ -28,8 +28,13 @@ class SeedTask:
 
 
 def run_seed_task(task: SeedTask) -> dict[str, Any]:
+    """Run one task in a worker; an exception becomes data (the pool's contract)."""
     module, name = task.fn.split(":")
-    return getattr(importlib.import_module(module), name)(seed=task.seed, **task.kwargs)
+    try:
+        fn = getattr(importlib.import_module(module), name)
+        return {"result": fn(seed=task.seed, **task.kwargs)}
+    except Exception as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def over_seeds(
@@ -50,9 +55,10 @@ def over_seeds(
         runs = []
         for s in seeds:
             result, err = outcomes[f"{name}@seed{s}"]
+            err = err or result.get("error")
             if err is not None:
                 raise RuntimeError(f"{name}, seed {s}: {err}")
-            runs.append(result)
+            runs.append(result["result"])
         out[name] = runs
     return out
 

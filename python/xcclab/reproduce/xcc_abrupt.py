@@ -136,6 +136,17 @@ def run(out_dir, quick=False, *, log=None, progress=True):
                     tag=f"spread{x:g}s-",
                 )
                 spread[f"{x:g}"] = {p.name: measure(res[p.name], p, scale) for p in protos}
+            alt = _xcc.PIQI_MULTIPLICATIVE
+            res = _xcc.run_all(
+                lambda p: _xcc.dumbbell(
+                    p, ID, flows(), duration_s=T_END, scale=scale, buffer="unlimited"
+                ),
+                tmp,
+                log,
+                False,
+                [alt],
+            )
+            m[alt.name] = measure(res[alt.name], alt, scale)
         figs = _xcc.figure_rates(
             tmp, results, ["long", "burst1"], _xcc.BOTTLENECK, "1 flow, +10 at 30 s, -10 at 113 s"
         )
@@ -309,6 +320,22 @@ def claims(metrics: dict) -> list[Claim]:
     out = _surge_claims(metrics["measured"], None)
     for x, m in metrics.get("join_spread_sensitivity", {}).items():
         out += _surge_claims(m, f"starts uniform in [30 s, 30 s + {x} s]")
+    m = metrics["measured"]
+    alt = m.get(_xcc.PIQI_MULTIPLICATIVE.name)
+    if alt:
+        out.append(
+            Ordering(
+                id="PIQI-RCP better than RCP at the surge (multiplicative law)",
+                quote=quote("002", _WHERE, "Compared to RCP, PIQI RCP performs much better"),
+                measure="RCP's peak queue minus PIQI-RCP's, in the 5 s after the ten flows join",
+                ours=m["rcp"]["surge_peak_queue_packets"] - alt["surge_peak_queue_packets"],
+                unit="packets",
+                reconstruction="PIQI-RCP",
+                setting="PIQI-RCP's alternative law R (1 + kappa (gamma C - y) / C)",
+                first="RCP's peak queue",
+                second="PIQI-RCP's",
+            )
+        )
     return out
 
 
