@@ -96,6 +96,16 @@ def test_list_shows_algorithms_and_experiments(capsys):
     assert "  jetmax      host+link  reconstructed" in stdout
 
 
+def test_reproduce_write_scenarios(capsys, tmp_path):
+    code, stdout, _ = run_cli(capsys, "reproduce", "markmax-s3", "--write-scenarios", str(tmp_path))
+    assert code == 0
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["markmax-s3-dt.toml", "markmax-s3-mmb.toml"]
+    assert "xcc reproduce markmax-s3 --write-scenarios" in (tmp_path / written[0]).read_text()
+    code, _, err = run_cli(capsys, "reproduce", "maxnet-cbr", "--write-scenarios", str(tmp_path))
+    assert code == 2 and "writes no scenario files" in err
+
+
 def test_reproduce_list_and_unknown(capsys, tmp_path):
     code, stdout, _ = run_cli(capsys, "reproduce", "--list")
     assert code == 0 and "markmax-s1-dt" in stdout and "slbn-2b" in stdout
