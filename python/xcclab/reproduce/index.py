@@ -205,8 +205,26 @@ def render_markdown(rows: list[Row], quick: bool, note: str | None = None) -> st
     lines.append("| experiment | paper's claim | claims (ours) | verdict | figures |")
     lines.append("|:---|:---|:---|:---|:---|")
     lines += ["| " + " | ".join(row) + " |" for row in table]
-    lines += ["", _footer(rows), ""]
+    lines += ["", "## Verdicts per paper", "", *_counts_table(rows), "", _footer(rows), ""]
     return "\n".join(lines)
+
+
+VERDICT_ORDER = ("reproduced", "partly", "not reproduced", "qualitative")
+
+
+def _counts_table(rows: list[Row]) -> list[str]:
+    """Experiments per verdict, per paper and overall; and the claims behind them."""
+    counts = verdict_counts(rows)
+    others = sorted({v for c in counts.values() for v in c} - set(VERDICT_ORDER))
+    cols = [*VERDICT_ORDER, *others]
+    lines = [
+        "| paper | " + " | ".join(cols) + " |",
+        "|:---|" + "---:|" * len(cols),
+    ]
+    for key, c in counts.items():
+        label = "all" if key == "all" else f"seed {key}"
+        lines.append(f"| {label} | " + " | ".join(str(c.get(v, 0)) for v in cols) + " |")
+    return lines
 
 
 def render_html(rows: list[Row], quick: bool, note: str | None = None) -> str:
