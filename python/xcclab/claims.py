@@ -47,7 +47,8 @@ __all__ = [
 #: "~", "about", "roughly", a number read off a figure: 25 %. "order": "of the order of": within
 #: a factor of 3. "exact": a count or an identity (0 drops, 18 bits): equal. Values in points
 #: (percentages, percentiles, shares in %) are compared in points: 5 points for "table", 10 for
-#: "about". A paper value of 0 (not in points) is compared in absolute terms, in the claim's own
+#: "about", or the relative band if that is wider (large percentages: an overshoot of 300 %). A
+#: paper value of 0 (not in points) is compared in absolute terms, in the claim's own
 #: unit ("zero"): a printed or exact 0 must be 0; "about 0" ("a queue of zero") allows one unit
 #: (one packet, one drop).
 PRECISION: dict[str, dict[str, float]] = {
@@ -169,7 +170,14 @@ def _band(value: float, precision: str, points: bool) -> tuple[float, float]:
         raise ValueError(f"precision {precision!r}: expected one of {', '.join(PRECISION)}")
     p = PRECISION[precision]
     if points:
-        return value - p["points"], value + p["points"]
+        # Points near zero (a signed percentile), the relative band for large percentages
+        # (an overshoot of 300 %): whichever is wider.
+        lo, hi = value - p["points"], value + p["points"]
+        if "factor" in p and value != 0:
+            a, b = sorted((value / p["factor"], value * p["factor"]))
+            return min(lo, a), max(hi, b)
+        rel = abs(value) * p.get("rel", 0.0)
+        return min(lo, value - rel), max(hi, value + rel)
     if value == 0:
         return -p["zero"], p["zero"]
     if "factor" in p:

@@ -54,6 +54,9 @@ def test_a_signed_percentile_is_compared_in_points():
     assert point(-10.4, -15.0, points=True) == "holds"
     assert point(-88.0, -15.0, "about", points=True) == "fails"
     assert point(-5.5, -15.0, "about", points=True) == "holds"  # 9.5 points
+    # A large percentage: the relative band when it is wider (300 % about: 225 to 375).
+    assert point(259.0, 300.0, "about", points=True) == "holds"
+    assert point(1.9e2, 1600.0, "about", points=True) == "fails"
 
 
 def test_bound_is_the_papers_bound_and_reads_the_plotted_statistic():
