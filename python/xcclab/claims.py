@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 __all__ = [
@@ -370,21 +370,15 @@ class Scored:
             "verdict": self.status,
             "counted": self.counted,
         }
-        for name in ("value", "precision", "points", "op", "limit", "first", "second"):
-            if hasattr(c, name) and getattr(c, name) is not None:
+        # The type's own fields (value, precision, bound, ordering names, definition ...).
+        common = {f.name for f in fields(Claim)}
+        for f in fields(c):
+            v = getattr(c, f.name)
+            if f.name not in common and v is not None and v != "":
+                out[f.name] = v
+        for name in ("reconstruction", "setting", "note"):
+            if getattr(c, name):
                 out[name] = getattr(c, name)
-        if isinstance(c, Shape):
-            out["definition"] = c.definition
-        if isinstance(c, Reference):
-            out["source"] = c.source
-        if isinstance(c, Qualitative):
-            out["observed"] = c.observed
-        if c.reconstruction:
-            out["reconstruction"] = c.reconstruction
-        if c.setting:
-            out["setting"] = c.setting
-        if c.note:
-            out["note"] = c.note
         return out
 
 

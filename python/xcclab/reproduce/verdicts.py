@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .._fsutil import write_text_atomic
-from ..claims import Scored, Verdict, score, verdict
+from ..claims import Qualitative, Scored, Verdict, score, verdict
 from .experiment import Experiment
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
@@ -168,7 +168,7 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
             c = s.claim
             lines.append(
                 f'| {_cell(c.id)} | "{_cell(c.quote.text)}" ({_cell(c.quote.where)}) | '
-                f"{_cell(getattr(c, 'observed', ''))} |"
+                f"{_cell(c.observed if isinstance(c, Qualitative) else '')} |"
             )
         lines.append("")
     if refs:
