@@ -475,7 +475,7 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
                 "30% of the total HTTP requests receive the first reply less than 135ms"
             )
             for window, setting in ((_MAIN, None), ("0.5s", "the 200 requests within 0.5 s")):
-                tag = "" if setting is None else " (0.5 s window)"
+                tag = "" if setting is None else f" ({setting})"
                 out.append(
                     Bound(
                         id="MaxNet responses within 135 ms" + tag,
