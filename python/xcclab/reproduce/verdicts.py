@@ -102,7 +102,13 @@ def _sensitivity_table(rows: list[Scored]) -> list[str]:
     ]
     for base, group in by.items():
         cells = [
-            "; ".join(f"{s.claim.setting}: {_ours(s)}" for s in group if s.holds == ok) or "none"
+            "; ".join(
+                f"{s.claim.setting}: {_ours(s)}"
+                + ("" if s.status in ("holds", "fails") else f" ({s.status})")
+                for s in group
+                if s.holds == ok
+            )
+            or "none"
             for ok in (True, False)
         ]
         lines.append(
