@@ -97,6 +97,10 @@ class Estimate:
     def to_json(self) -> dict[str, Any]:
         return {"mean": self.mean, "ci95": [self.lo, self.hi], "n": self.n}
 
+    def scaled(self, k: float) -> Estimate:
+        """The same estimate in another unit (``k`` > 0)."""
+        return Estimate(self.mean * k, self.lo * k, self.hi * k, self.n)
+
     def text(self, digits: int = 3) -> str:
         if self.n <= 1:
             return _num(self.mean, digits)
