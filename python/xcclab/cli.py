@@ -6,6 +6,7 @@
     xcc plot DIR [--smooth TIME]                          draw rates, cwnd, queues (PNG, SVG)
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] [--emu | --stack S] | --list   reproduce a paper experiment
+    xcc reproduce ID --write-scenarios DIR                write its scenario files
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
@@ -105,29 +106,30 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 def cmd_list(args: argparse.Namespace) -> int:
     from .algorithms import ALGORITHMS
-    from .reproduce import EXPERIMENTS
+    from .reproduce import experiments
 
     print("Algorithms")
     print(f"  {'name':<11} {'role':<10} {'status':<12} provenance")
     for a in ALGORITHMS:
         print(f"  {a.name:<11} {a.role:<10} {a.status:<12} {a.provenance}")
     print()
-    _print_experiments(EXPERIMENTS)
+    _print_experiments(experiments())
     return 0
 
 
 def _print_experiments(experiments: Sequence) -> None:
     print("Experiments (xcc reproduce ID)")
-    print(f"  {'id':<20} {'seed':<5} {'status':<12} title")
+    print(f"  {'id':<20} {'seed':<5} {'also':<12} title")
     for e in experiments:
-        print(f"  {e.id:<20} {e.seed_paper:<5} {e.status:<12} {e.title}")
+        also = ",".join(n for n, f in (("emu", e.emu), ("stack", e.stack)) if f) or "-"
+        print(f"  {e.id:<20} {e.seed:<5} {also:<12} {e.title}")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from . import reproduce
 
     if args.list:
-        _print_experiments(reproduce.EXPERIMENTS)
+        _print_experiments(reproduce.experiments())
         return 0
     if args.index:
         return _reproduce_index(args)
@@ -138,39 +140,38 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     try:
         experiment = reproduce.get(args.id)
-        module = experiment.load()
     except KeyError as exc:
         _err(exc.args[0])
         return EXIT_BAD_INPUT
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
+    if args.write_scenarios:
+        if experiment.scenarios is None:
+            have = ", ".join(e.id for e in reproduce.experiments() if e.scenarios)
+            _err(f"reproduce: {experiment.id} writes no scenario files (only: {have})")
+            return EXIT_BAD_INPUT
+        for path in experiment.scenarios(args.write_scenarios):
+            print(path)
+        return 0
     out = Path(args.out) if args.out else Path("results") / experiment.id
     if args.stack != "sim":
-        try:
-            module = reproduce.stack_module(experiment.id)
-        except KeyError as exc:
-            _err(exc.args[0])
+        if experiment.stack is None:
+            have = ", ".join(e.id for e in reproduce.experiments() if e.stack)
+            _err(f"experiment {experiment.id!r} has no --stack version (only: {have})")
             return EXIT_BAD_INPUT
         out = Path(args.out) if args.out else Path("results") / f"{experiment.id}-{args.stack}"
-        report = module.run(
-            out,
-            quick=args.quick,
-            stack=args.stack,
-            experiment=experiment.id,
-            log=lambda m: print(m, file=sys.stderr),
-        )
+        report = experiment.stack(out, quick=args.quick, stack=args.stack, log=log)
         print(f"report: {report}")
         return 0
     if args.emu:
-        if not hasattr(module, "run_emu"):
+        if experiment.emu is None:
             _err(f"reproduce: {experiment.id} has no real-packet version (--emu)")
             return EXIT_BAD_INPUT
         from ._interrupt import run_interruptible
 
-        report = run_interruptible(
-            module.run_emu, out, quick=args.quick, log=lambda m: print(m, file=sys.stderr)
-        )
+        report = run_interruptible(experiment.emu, out, quick=args.quick, log=log)
         print(f"report: {report}")
         return 0
-    report = module.run(out, quick=args.quick, log=lambda m: print(m, file=sys.stderr))
+    report = reproduce.run(experiment.id, out, quick=args.quick, log=log)
     print(f"report: {report}")
     return 0
 
@@ -503,6 +504,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--emu",
         action="store_true",
         help="also on real packets (root; namespaces + TUN router): report in OUT/emu/",
+    )
+    p.add_argument(
+        "--write-scenarios",
+        metavar="DIR",
+        help="instead of running: write the experiment's scenario files into DIR",
     )
     p.add_argument(
         "--all",

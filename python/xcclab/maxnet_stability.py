@@ -147,7 +147,8 @@ def format_design(d: StabilityDesign) -> str:
 
 def plot_design(d: StabilityDesign, path_stem, title: str | None = None) -> list:
     """Fig. 10: the spiral S, the tail T and the line L."""
-    from .plot import _pyplot, save_figure
+    from .figures import pyplot as _pyplot
+    from .figures import save_figure
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 5))

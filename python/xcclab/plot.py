@@ -17,44 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ScenarioError
+from .figures import DEFAULT_FORMATS, save_figure
+from .figures import pyplot as _pyplot
 
-DEFAULT_FORMATS = ("png", "svg")
 MAX_LINES = 10
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    plt.rcParams["svg.hashsalt"] = "xcclab"
-    return plt
-
-
-def save_figure(
-    fig: Any, out_dir: str | os.PathLike[str], stem: str, formats: Iterable[str] = DEFAULT_FORMATS
-) -> list[Path]:
-    """Save ``fig`` as ``out_dir/stem.<fmt>`` for each format, with deterministic metadata."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for fmt in formats:
-        path = out_dir / f"{stem}.{fmt}"
-        tmp = out_dir / f".{stem}.{fmt}.tmp"
-        metadata: dict[str, Any]
-        if fmt == "svg":
-            metadata = {"Date": None}
-        elif fmt == "png":
-            metadata = {"Software": None}
-        elif fmt == "pdf":
-            metadata = {"CreationDate": None, "ModDate": None}
-        else:
-            metadata = {}
-        fig.savefig(tmp, format=fmt, metadata=metadata, dpi=120 if fmt == "png" else None)
-        os.replace(tmp, path)
-        paths.append(path)
-    return paths
 
 
 def _pick(ids_by_peak: list[tuple[Any, float]], limit: int) -> list[Any]:

@@ -6,15 +6,17 @@ import pytest
 
 pytest.importorskip("xcclab._native")
 
-from xcclab.reproduce import maxnet_cbr  # noqa: E402
+from xcclab.reproduce import maxnet_cbr, run  # noqa: E402
 
 
 def test_quick_reproduction_reports_the_claims(tmp_path):
-    report = maxnet_cbr.run(tmp_path / "out", quick=True, progress=False)
+    report = run("maxnet-cbr", tmp_path / "out", quick=True, progress=False)
     metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())
-    assert report.is_file() and "## Claims" in report.read_text()
-    quantities = [c["quantity"] for c in metrics["comparisons"]]
-    assert len(quantities) == 4 and all(c["paper"] is not None for c in metrics["comparisons"])
+    assert report.is_file() and "## Verdict: not judged (quick run)" in report.read_text()
+    claims = {c["id"]: c for c in metrics["claims"]}
+    assert claims["freed capacity back within 0.3 s"]["type"] == "bound"
+    assert "Over two thirds" in claims["freed capacity back within 0.3 s"]["quote"]
+    assert claims["utilisation before the CBR"]["value"] == 94.0
     m = metrics["measured"]
     # MaxNet fills mu C with and without the CBR (within 2 %) and loses nothing.
     for key in ("util_before", "util_during", "util_after"):

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from xcclab.cli import main
+from xcclab.reproduce import get
 from xcclab.reproduce import maxnet_cbr_stacks as stacks
-from xcclab.reproduce import stack_module
 
 
 def test_the_scaled_scenario_keeps_the_papers_ratios():
@@ -23,7 +23,7 @@ def test_the_scaled_scenario_keeps_the_papers_ratios():
 
 
 def test_only_experiments_with_a_stack_version_accept_stack(capsys):
-    assert stack_module("maxnet-cbr") is stacks
+    assert get("maxnet-cbr").stack is not None
     assert main(["reproduce", "maxnet-two-link", "--stack", "kernel"]) == 2
     assert "has no --stack version" in capsys.readouterr().err
 
@@ -36,8 +36,8 @@ def test_unknown_stack_is_refused():
 def test_the_mice_experiments_have_a_stack_version():
     from xcclab.reproduce import mice_stacks
 
-    assert stack_module("mice-http-200") is mice_stacks
-    assert stack_module("mice-http-50") is mice_stacks
+    assert get("mice-http-200").stack is not None and get("mice-http-50").stack is not None
+    assert get("mice-queue-100M").stack is None
     assert set(mice_stacks.EXPERIMENTS) == {"mice-http-50", "mice-http-200"}
     with pytest.raises(ValueError, match="expected one of"):
         mice_stacks.run("/nonexistent", stack="ns3")

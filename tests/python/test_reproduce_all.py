@@ -5,26 +5,42 @@ from __future__ import annotations
 import pytest
 
 from xcclab.cli import main
-from xcclab.reproduce import EXPERIMENTS, get
-from xcclab.reproduce.index import Row, judge, render_html, render_markdown
+from xcclab.reproduce import experiments, get
+from xcclab.reproduce.index import Row, render_html, render_markdown, verdict_counts
 
 
-def comparisons(*rel: float) -> list[dict]:
+def comparisons(*pairs: tuple[float, float]) -> list[dict]:
+    names = ("integer bits B_i", "fraction bits B_f", "total bits")
     return [
-        {"quantity": "J", "paper": 1.0, "ours": 1.0 + r, "cell": {"ratio": i}}
-        for i, r in enumerate(rel)
+        {"quantity": q, "paper": paper, "ours": ours, "unit": "bits", "cell": {}}
+        for q, (paper, ours) in zip(names, pairs)
     ]
 
 
-def test_verdicts_follow_the_numbers():
-    assert judge(comparisons(0.01, -0.02), 0.05)[1] == "reproduced"
-    assert judge(comparisons(0.01, 0.30), 0.05)[1] == "partly"
-    ours, verdict = judge(comparisons(0.2, 0.3, 0.01), 0.05)
-    assert verdict == "not reproduced"
-    assert ours.startswith("1 of 3 numbers within 5%") and "+30.0% (J, ratio=1)" in ours
-    assert judge([], 0.05)[1] == "qualitative"  # the paper states no number
-    no_ours = [{"quantity": "J", "paper": 0.9, "ours": None}]
-    assert judge(no_ours, 0.05)[1] == "not reproduced"
+def test_verdicts_come_from_the_claims():
+    from xcclab.reproduce.verdicts import judge
+
+    e = get("maxnet-encoding")
+    scored, v = judge(e, {"comparisons": comparisons((4, 4), (18, 18))})
+    assert v.verdict == "reproduced" and [s.status for s in scored] == ["holds", "holds"]
+    _, v = judge(e, {"comparisons": comparisons((4, 4), (18, 19))})  # exact: 19 is not 18
+    assert v.verdict == "partly"
+    _, v = judge(e, {"comparisons": comparisons((4, 5), (18, 19), (22, 24))})
+    assert v.verdict == "not reproduced"
+    _, v = judge(e, {"comparisons": []})
+    assert v.verdict == "qualitative"
+
+
+def test_counts_per_paper():
+    rows = [
+        Row(get("maxnet-encoding"), "c", "-", "reproduced", None, [], None),
+        Row(get("markmax-s1-dt"), "c", "-", "partly", None, [], None),
+        Row(get("markmax-s2"), "c", "-", "partly", None, [], None),
+    ]
+    counts = verdict_counts(rows)
+    assert counts["000"] == {"reproduced": 1} and counts["003"] == {"partly": 2}
+    assert counts["all"] == {"reproduced": 1, "partly": 2}
+    assert "seed 003: 2 partly" in render_markdown(rows, quick=False)
 
 
 def test_a_failed_experiment_is_listed_with_its_error():
@@ -40,7 +56,7 @@ def test_reproduce_all_quick_writes_linked_index(tmp_path, capsys):
     assert main(["reproduce", "--all", "--quick", "--out", str(out), "--jobs", "2"]) == 0
     md = (out / "index.md").read_text()
     html = (out / "index.html").read_text()
-    implemented = [e for e in EXPERIMENTS if e.status == "implemented"]
+    implemented = list(experiments())
     assert implemented
     for e in implemented:
         assert f"[{e.id}]({e.id}/report.md)" in md
@@ -62,13 +78,16 @@ def test_index_over_existing_reports(tmp_path, capsys):
     out = tmp_path / "snap"
     d = out / "maxnet-encoding"
     d.mkdir(parents=True)
-    metrics = {"comparisons": comparisons(0.0, 0.01), "figures": []}
+    metrics = {"comparisons": comparisons((4, 4), (18, 18)), "figures": []}
     (d / "metrics.json").write_text(json.dumps(metrics))
     assert main(["reproduce", "--index", "--out", str(out)]) == 0
     md = (out / "index.md").read_text()
     assert "`xcc reproduce --index`" in md
     assert "| [maxnet-encoding](maxnet-encoding/report.md) |" in md
-    assert "| reproduced |" in md
+    assert "| 2 of 2 paper claims hold | reproduced |" in md
+    judged = json.loads((d / "metrics.json").read_text())  # the claims are written back
+    assert [c["type"] for c in judged["claims"]] == ["point", "point"]
+    assert judged["verdict"]["verdict"] == "reproduced"
     assert "| markmax-s1-dt |" in md and "| not run |" in md
     assert (out / "index.html").is_file()
     assert main(["reproduce", "--index", "--out", str(tmp_path / "missing")]) == 2

@@ -11,7 +11,7 @@ use xcc_core::link::{
     MaxNetRouter, MaxNetRouterConfig, RcpRouter, RcpRouterConfig, RcpRttFilter, Red, RedAction, RedConfig, RedUnit,
     RedVariant, XcpRouter, XcpRouterConfig,
 };
-use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
+use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpLaw, PiqiRcpRouter, PiqiRcpRouterConfig};
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
 use xcc_core::wire::{CongestionHeader, Ecn, JetMaxHeader, MaxNetHeader, Segment, SegmentKind};
@@ -297,6 +297,7 @@ pub fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlg
                 gamma: p.gamma,
                 initial_fraction: p.initial_fraction,
                 rtt0: Dur(p.rtt0_ns),
+                law: if p.multiplicative_law { PiqiRcpLaw::Multiplicative } else { PiqiRcpLaw::FlowNormalised },
                 ..PiqiRcpRouterConfig::default()
             };
             AnyLinkAlgorithm::PiqiRcp(PiqiRcpRouter::new(cfg, rate_bps, phase))

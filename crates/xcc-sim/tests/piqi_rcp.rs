@@ -90,18 +90,38 @@ fn parameters_resolve_or_are_refused_by_name() {
     let auto =
         dumbbell("{ kind = \"piqi-rcp\", kappa = \"auto\" }", "{ kind = \"piqi-rcp\" }", "10Mbps", "5ms", &[0.0], "1s");
     xcc_sim::resolve(&auto, "ok.toml", xcc_sim::Format::Toml).unwrap();
+    for law in ["normalised", "multiplicative"] {
+        let q = format!("{{ kind = \"piqi-rcp\", law = \"{law}\" }}");
+        let s = dumbbell(&q, "\"piqi-rcp\"", "10Mbps", "5ms", &[0.0], "1s");
+        xcc_sim::resolve(&s, "ok.toml", xcc_sim::Format::Toml).unwrap();
+    }
     for (queue, field) in [
         ("{ kind = \"piqi-rcp\", kappa = 2.0 }", "kappa"),
         ("{ kind = \"piqi-rcp\", kappa = \"fast\" }", "kappa"),
         ("{ kind = \"piqi-rcp\", gamma = 1.2 }", "gamma"),
         ("{ kind = \"piqi-rcp\", interval = \"0ms\" }", "interval"),
         ("{ kind = \"piqi-rcp\", alpha = 0.4 }", "alpha"),
+        ("{ kind = \"piqi-rcp\", law = \"quadratic\" }", "law"),
     ] {
         let e = resolve_error(&dumbbell(queue, "\"piqi-rcp\"", "10Mbps", "5ms", &[0.0], "1s"));
         assert!(e.contains("bad.toml") && e.contains(field), "{queue}: {e}");
     }
     let e = resolve_error(&dumbbell("\"piqi-rcp\"", "{ kind = \"piqi-rcp\", tau = 1 }", "10Mbps", "5ms", &[0.0], "1s"));
     assert!(e.contains("no parameters"), "{e}");
+}
+
+/// The alternative (multiplicative) law on the one-link case: three flows starting together on
+/// 100 Mb/s still settle at gamma C / 3 each within 2 % (its fixed point is the same: y =
+/// gamma C).
+#[test]
+fn multiplicative_law_has_the_same_fixed_point() {
+    let q = "{ kind = \"piqi-rcp\", law = \"multiplicative\" }";
+    let out = run(&dumbbell(q, "\"piqi-rcp\"", "100Mbps", "20ms", &[0.0, 0.0, 0.0], "8s"));
+    let want = GAMMA * 100e6 / 3.0 * PAYLOAD;
+    for f in 0..3 {
+        let got = mean(&out.flow_series, "flow_id", f, "rate_bps", 5.0, 8.0);
+        assert!((got / want - 1.0).abs() < 0.02, "flow {f}: {got:.0} vs {want:.0}");
+    }
 }
 
 /// The parking lot again, flow 2 (on L2 only) stopping at 4 s: flow 0, limited by L2 before,

@@ -101,18 +101,23 @@ def scenario(
     *,
     reverse_delta_ns: int | None = None,
     description: str = "",
+    seed: int = 1,
+    jitter_ns: int = 0,
 ) -> Scenario:
     """N forward connections s_i -> d_i with propagation RTTs ``deltas_ns`` over S -> D running
     ``kind``; with ``reverse_delta_ns`` one more connection s_{N+1} -> d_{N+1} from D to S."""
     n = len(deltas_ns)
-    sc = Scenario(name, duration=f"{t_f_s}s", description=description, seed=1)
+    sc = Scenario(name, duration=f"{t_f_s}s", description=description, seed=seed)
     sc.add_host("s{i}", count=n).add_host("d{i}", count=n)
+    jitter = jitter_ns * 1e-9 if jitter_ns else None
     if reverse_delta_ns is not None:
         sc.add_host(f"s{n + 1}").add_host(f"d{n + 1}")
     sc.add_router("S").add_router("D")
     delays = [access_delay_ns(d) for d in deltas_ns]
     for i, a in enumerate(delays, 1):
-        sc.add_link(f"s{i}", "S", rate=ACCESS_BPS, delay=f"{a}ns", buffer="unlimited")
+        sc.add_link(
+            f"s{i}", "S", rate=ACCESS_BPS, delay=f"{a}ns", buffer="unlimited", jitter=jitter
+        )
     buffer, q = queue(kind)
     reverse = None if kind == "dt" else {"buffer": BUFFER_PKT, "queue": "droptail"}
     sc.add_link(
@@ -159,6 +164,36 @@ def measure(result: Any, t_f_s: float, n_forward: int) -> dict[str, Any]:
         "bottleneck_max_queue_bytes": btl["max_queue_bytes"],
         "reverse_drops": result.link("D->S")["drops"],
     }
+
+
+#: The seeded cells' randomisation: per-packet jitter on the forward access links, uniform in
+#: [0, one bottleneck packet time] (540 B at 70 Mbit/s = 62 us), drawn from the run's seed.
+SEED_JITTER_NS = 62_000
+
+
+def seeded_cell(
+    *,
+    seed: int,
+    deltas_ns: Sequence[int],
+    kind: str,
+    t_f_s: float,
+    reverse_delta_ns: int | None = None,
+) -> dict[str, Any]:
+    """One run of a cell with seed ``seed`` and :data:`SEED_JITTER_NS` of access jitter: its
+    J, rho, mean queue and delay (a worker of :func:`xcclab.reproduce.seeds.over_seeds`)."""
+    import xcclab
+
+    sc = scenario(
+        f"seeded-{kind}-{seed}",
+        deltas_ns,
+        kind,
+        int(t_f_s),
+        reverse_delta_ns=reverse_delta_ns,
+        seed=seed,
+        jitter_ns=SEED_JITTER_NS,
+    )
+    m = measure(xcclab.run(sc, progress=False), t_f_s, len(deltas_ns))
+    return {k: m[k] for k in ("J", "rho", "queue_bytes", "delay_ms")}
 
 
 def run_cells(
@@ -274,7 +309,7 @@ def queue_trace_figure(
     """S -> D queue (packets) over time for the runs ``keys``, one panel each."""
     import polars as pl
 
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
     from .report import save_figure
 
     plt = _pyplot()

@@ -68,6 +68,18 @@ PROTOCOLS: tuple[Protocol, ...] = (
 )
 
 
+#: PIQI-RCP with the alternative law protocols.md 4.1 recalls, R (1 + kappa (gamma C - y) / C):
+#: a sensitivity of the reconstruction (docs/algorithms/piqi-rcp.md).
+PIQI_MULTIPLICATIVE = Protocol(
+    "piqi-rcp-multiplicative",
+    "PIQI-RCP, multiplicative law",
+    {"kind": "piqi-rcp", "law": "multiplicative"},
+    "piqi-rcp",
+    0.98,
+    10,
+)
+
+
 def by_name(name: str) -> Protocol:
     return next(p for p in PROTOCOLS if p.name == name)
 
@@ -169,7 +181,7 @@ def figure_rates(
     ylim: float | None = None,
 ) -> list[str]:
     """One column per protocol: flow rates (``block`` samples averaged) above the queue."""
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     protos = [p for p in PROTOCOLS if p.name in results]

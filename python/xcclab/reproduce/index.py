@@ -5,16 +5,15 @@ writes its usual report directory ``OUT/<id>/`` (``report.md``, ``metrics.json``
 ``runs/``). An experiment that fails is listed with its error; the others are unaffected. Then
 ``OUT/index.md`` and ``OUT/index.html`` summarise them in one table:
 
-- **paper's claim**: the experiment's ``CLAIM`` if its module states one, else its title;
-- **ours**: computed from ``metrics.json``'s comparisons (how many of the paper's numbers we
-  match within the tolerance, and the largest gap), never written by hand;
-- **verdict**: ``reproduced`` (every compared number within tolerance), ``partly`` (at least
-  half), ``not reproduced`` (fewer), ``qualitative`` (the paper states no number for this
-  case), ``failed`` (the experiment raised), or ``not judged`` (``--quick`` runs are too short
-  to compare with a paper).
+- **paper's claim**: the experiment's one-line summary;
+- **claims**: how many of the paper's typed claims hold, computed by :mod:`xcclab.claims` from
+  ``metrics.json`` (:mod:`xcclab.reproduce.verdicts` re-judges every report here), with the
+  claims that depend on a reconstruction and the references (max-min oracle, a protocol's own
+  equilibrium) tallied apart;
+- **verdict**: by :data:`xcclab.claims.VERDICT_RULE`; or ``failed`` (the experiment raised),
+  ``not judged`` (``--quick`` runs are too short to compare with a paper), ``not run``.
 
-The tolerance is the module's ``TOLERANCE`` (relative) if it has one, else 5%, the default of
-:func:`~xcclab.reproduce.report.gap_summary` that the reports themselves use.
+The counts per verdict are given per paper (seed) and overall.
 """
 
 from __future__ import annotations
@@ -29,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from .._fsutil import write_text_atomic
+from ..claims import VERDICT_RULE
 from ..executor import run_tasks
-from . import EXPERIMENTS, Experiment
-from .report import Comparison, fmt_pct
-
-DEFAULT_TOLERANCE = 0.05
+from . import experiments
+from .experiment import Experiment
+from .verdicts import judge_directory
 
 
 @dataclass
@@ -45,15 +44,11 @@ class ExperimentTask:
 
 def run_experiment(task: ExperimentTask) -> dict[str, Any]:
     """Run one experiment in a worker; failures become data (``{"error": ...}``)."""
-    import inspect
-
-    from . import get
+    from . import run
 
     try:
-        run = get(task.id).load().run
-        # Workers share the terminal: no per-run progress bars if the experiment draws them.
-        extra = {"progress": False} if "progress" in inspect.signature(run).parameters else {}
-        report = run(Path(task.out), quick=task.quick, **extra)
+        # Workers share the terminal: no per-run progress bars.
+        report = run(task.id, Path(task.out), quick=task.quick, progress=False)
     except Exception as exc:
         return {"id": task.id, "report": None, "error": f"{type(exc).__name__}: {exc}"}
     return {"id": task.id, "report": str(report), "error": None}
@@ -96,7 +91,7 @@ def reproduce_all(
     log = log or (lambda _m: None)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    implemented = [e for e in EXPERIMENTS if e.status == "implemented"]
+    implemented = list(experiments())
     tasks = [ExperimentTask(e.id, str(out / e.id), quick) for e in implemented]
     log(f"reproduce --all: {len(tasks)} experiments: {', '.join(t.id for t in tasks)}")
     outcomes = run_tasks(
@@ -130,13 +125,12 @@ def index_existing(
     if not out.is_dir():
         raise FileNotFoundError(f"{out}: no such directory (expected reports in {out}/<id>/)")
     rows = []
-    for e in (e for e in EXPERIMENTS if e.status == "implemented"):
+    for e in experiments():
         if (out / e.id / "metrics.json").is_file():
             rows.append(_row(out, e, None, False))
         else:
             log(f"{e.id}: no {out / e.id / 'metrics.json'}; listed as not run")
-            claim = getattr(e.load(), "CLAIM", None) or e.title
-            rows.append(Row(e, claim, "-", "not run", None, [], None))
+            rows.append(Row(e, e.summary, "-", "not run", None, [], None))
     note = "`xcc reproduce --index` (over the reports already there)"
     write_text_atomic(out / "index.md", render_markdown(rows, False, note))
     write_text_atomic(out / "index.html", render_html(rows, False, note))
@@ -144,46 +138,39 @@ def index_existing(
 
 
 def _row(out: Path, e: Experiment, error: str | None, quick: bool) -> Row:
-    module = e.load()
-    claim = getattr(module, "CLAIM", None) or e.title
     if error is not None:
-        return Row(e, claim, "-", "failed", None, [], error)
-    metrics = json.loads((out / e.id / "metrics.json").read_text(encoding="utf-8"))
-    tolerance = getattr(module, "TOLERANCE", DEFAULT_TOLERANCE)
-    ours, verdict = judge(metrics.get("comparisons", []), tolerance)
+        return Row(e, e.summary, "-", "failed", None, [], error)
+    directory = out / e.id
+    try:
+        v = judge_directory(e, directory)
+    except Exception as exc:  # a report the claims cannot read: listed, not fatal
+        return Row(e, e.summary, "-", "failed", None, [], f"judging: {type(exc).__name__}: {exc}")
+    metrics = json.loads((directory / "metrics.json").read_text(encoding="utf-8"))
+    verdict = v.verdict
     if quick or metrics.get("quick"):
         verdict = "not judged (quick run)"
     figures = [f"{e.id}/{f}" for f in metrics.get("figures", [])]
-    return Row(e, claim, ours, verdict, f"{e.id}/report.md", figures, None)
+    return Row(e, e.summary, tally(v.tallies), verdict, f"{e.id}/report.md", figures, None)
 
 
-def judge(comparisons: list[dict[str, Any]], tolerance: float) -> tuple[str, str]:
-    """("ours" text, verdict) from metrics.json comparisons; see the module doc."""
-    cs = [
-        Comparison(c["quantity"], c["paper"], c.get("ours"), c.get("unit", ""), c.get("cell", {}))
-        for c in comparisons
-    ]
-    if not cs:
-        # The paper states no number for this case (its claims are qualitative): the report
-        # discusses them, the index does not pretend to judge.
-        return "the paper states no number here; see the report", "qualitative"
-    measured = [c for c in cs if c.rel_diff is not None]
-    if not measured:
-        return "no number could be compared", "not reproduced"
-    inside = sum(1 for c in measured if c.within(tolerance))
-    worst = max(measured, key=lambda c: abs(c.rel_diff or 0))
-    cell = ", ".join(f"{k}={v}" for k, v in worst.cell.items())
-    ours = (
-        f"{inside} of {len(measured)} numbers within {tolerance * 100:g}% of the paper; "
-        f"largest gap {fmt_pct(worst.rel_diff)} ({worst.quantity}{', ' + cell if cell else ''})"
-    )
-    if inside == len(measured):
-        verdict = "reproduced"
-    elif inside * 2 >= len(measured):
-        verdict = "partly"
-    else:
-        verdict = "not reproduced"
-    return ours, verdict
+def tally(tallies: dict[str, dict[str, int]]) -> str:
+    """ "3 of 5 paper claims hold; reconstruction 1 of 2; references 4 of 4" from the tallies."""
+    names = {
+        "paper": "paper claims",
+        "reconstruction": "on a reconstruction",
+        "sensitivity": "in sensitivity runs",
+        "reference": "references (not counted)",
+    }
+    parts = []
+    for group, label in names.items():
+        t = tallies.get(group)
+        if t:
+            n = sum(t.values())
+            parts.append(f"{t.get('holds', 0)} of {n} {label} hold")
+    q = sum(tallies.get("qualitative", {}).values())
+    if q:
+        parts.append(f"{q} qualitative (described)")
+    return "; ".join(parts) or "no claim"
 
 
 def _figure_links(row: Row) -> list[tuple[str, str]]:
@@ -215,11 +202,29 @@ def render_markdown(rows: list[Row], quick: bool, note: str | None = None) -> st
         figs = ", ".join(f"[{label}]({path})" for label, path in _figure_links(r)) or "-"
         ours = r.ours if r.error is None else f"error: {r.error}"
         table.append([link, _md(r.claim), _md(ours), r.verdict, figs])
-    lines.append("| experiment | paper's claim | ours | verdict | figures |")
+    lines.append("| experiment | paper's claim | claims (ours) | verdict | figures |")
     lines.append("|:---|:---|:---|:---|:---|")
     lines += ["| " + " | ".join(row) + " |" for row in table]
-    lines += ["", _footer(rows), ""]
+    lines += ["", "## Verdicts per paper", "", *_counts_table(rows), "", _footer(rows), ""]
     return "\n".join(lines)
+
+
+VERDICT_ORDER = ("reproduced", "partly", "not reproduced", "qualitative")
+
+
+def _counts_table(rows: list[Row]) -> list[str]:
+    """Experiments per verdict, per paper and overall; and the claims behind them."""
+    counts = verdict_counts(rows)
+    others = sorted({v for c in counts.values() for v in c} - set(VERDICT_ORDER))
+    cols = [*VERDICT_ORDER, *others]
+    lines = [
+        "| paper | " + " | ".join(cols) + " |",
+        "|:---|" + "---:|" * len(cols),
+    ]
+    for key, c in counts.items():
+        label = "all" if key == "all" else f"seed {key}"
+        lines.append(f"| {label} | " + " | ".join(str(c.get(v, 0)) for v in cols) + " |")
+    return lines
 
 
 def render_html(rows: list[Row], quick: bool, note: str | None = None) -> str:
@@ -254,7 +259,8 @@ td, th {{ border: 1px solid #ccc; padding: 0.4em; vertical-align: top; }}
 <h1>xcclab: reproduction report</h1>
 <p>Generated by {e(_how(quick, note)).replace("`", "")} on {e(when)}.</p>
 <table>
-<tr><th>experiment</th><th>paper's claim</th><th>ours</th><th>verdict</th><th>figures</th></tr>
+<tr><th>experiment</th><th>paper's claim</th><th>claims (ours)</th><th>verdict</th>
+<th>figures</th></tr>
 {chr(10).join(body)}
 </table>
 <p>{e(_footer(rows))}</p>
@@ -262,16 +268,29 @@ td, th {{ border: 1px solid #ccc; padding: 0.4em; vertical-align: top; }}
 """
 
 
-def _footer(rows: list[Row]) -> str:
-    counts: dict[str, int] = {}
+def verdict_counts(rows: list[Row]) -> dict[str, dict[str, int]]:
+    """Verdict counts per paper (seed id) and "all"."""
+    counts: dict[str, dict[str, int]] = {}
     for r in rows:
-        counts[r.verdict] = counts.get(r.verdict, 0) + 1
-    summary = ", ".join(f"{n} {v}" for v, n in counts.items())
-    planned = sum(1 for e in EXPERIMENTS if e.status != "implemented")
+        for key in (r.experiment.seed, "all"):
+            c = counts.setdefault(key, {})
+            c[r.verdict] = c.get(r.verdict, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (kv[0] == "all", kv[0])))
+
+
+def _footer(rows: list[Row]) -> str:
+    per = verdict_counts(rows)
+    parts = []
+    for key, c in per.items():
+        label = "all" if key == "all" else f"seed {key}"
+        parts.append(f"{label}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items())))
     noun = "experiment" if len(rows) == 1 else "experiments"
     return (
-        f"{len(rows)} {noun}: {summary}. {planned} more are planned "
-        "(`xcc reproduce --list`). Regenerate with `xcc reproduce --all --out DIR`."
+        f"{len(rows)} {noun}. Verdicts by paper: "
+        + "; ".join(parts)
+        + ". Rule: "
+        + VERDICT_RULE
+        + " Regenerate with `xcc reproduce --all --out DIR`."
     )
 
 

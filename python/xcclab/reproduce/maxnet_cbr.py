@@ -20,13 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..claims import Bound, Claim, Point, Qualitative
 from ..scenario import Scenario
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import (
     Comparison,
     atomic_dir,
     figure_links,
     fmt,
-    markdown_table,
     save_figure,
     write_metrics,
 )
@@ -175,7 +177,7 @@ def run(
 def _figures(tmp: Path, result: Any, scale: float) -> list[str]:
     import polars as pl
 
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     link = result.link("r1->r2")
@@ -204,14 +206,8 @@ def _figures(tmp: Path, result: Any, scale: float) -> list[str]:
 def _report(
     m: dict[str, Any], comparisons: list[Comparison], figures: list[str], quick: bool
 ) -> str:
-    rows = [
-        [c.quantity, fmt(c.paper, 3), fmt(c.ours, 3), "yes" if _holds(c) else "no"]
-        for c in comparisons
-    ]
-    table = markdown_table(["quantity", "paper", "ours", "claim holds"], rows)
     figs = figure_links(figures)
     quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
-    holds = sum(_holds(c) for c in comparisons)
     lines = [
         f"# {TITLE}",
         "",
@@ -224,14 +220,6 @@ def _report(
         "MaxNet flow (seed 000's source parameters, MaxStart on, 1500 B packets) from 0 to 30 s; "
         "a 400 Mbit/s CBR flow of 1500 B datagrams from 10 to 20 s. Time series every 10 ms. "
         "The paper's figure shows the 1 Gbit/s testbed's rates; the claims below are its text's.",
-        "",
-        "## Claims",
-        "",
-        table,
-        "",
-        "For 'utilisation' the paper's value is the target mu (the claim: it converges there; "
-        "'holds' means within 1.5 % of it); for the reclaimed fraction the paper's value is the "
-        "lower bound of its claim (more than two thirds).",
         "",
         "## Details",
         "",
@@ -254,8 +242,7 @@ def _report(
         "",
         "## Discussion",
         "",
-        f"{holds} of {len(comparisons)} claims hold in this run. "
-        + (
+        (
             "The reclaim after the CBR stops is slower than the paper's, and it is what the "
             "paper's own equations give: the fluid model of eqs. (3), (6a) and (10) with the "
             f"stated parameters takes back {fmt(100 * m['fluid_reclaimed_0_3s'], 0)} % after "
@@ -276,12 +263,6 @@ def _report(
     return "\n".join(lines)
 
 
-def _holds(c: Comparison) -> bool:
-    if c.quantity.startswith("utilisation"):
-        return abs(c.ours - c.paper) <= 0.015
-    return c.ours > c.paper
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog=f"python -m xcclab.reproduce.{__name__.rsplit('.', 1)[-1]}"
@@ -291,6 +272,96 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     print(run(args.out, args.quick, log=print))
     return 0
+
+
+_WHERE = "Section VII-B (Fig. 9)"
+
+
+def _maxnet_cbr_stack(out_dir, quick=False, *, stack="kernel", log=None):
+    from .maxnet_cbr_stacks import run as run_stacks
+
+    return run_stacks(out_dir, quick, stack=stack, experiment=ID, log=log)
+
+
+def claims(metrics: dict) -> list[Claim]:
+    m = metrics["measured"]
+    return [
+        Point(
+            id="utilisation before the CBR",
+            quote=quote(
+                "000",
+                _WHERE,
+                "At the start, MaxNet again converges rapidly to the target 94% utilisation.",
+            ),
+            measure="link utilisation, 5-10 s",
+            ours=100 * m["util_before"],
+            unit="%",
+            value=94.0,
+            precision="table",
+            points=True,
+        ),
+        Point(
+            id="utilisation with the CBR",
+            quote=quote(
+                "000",
+                _WHERE,
+                "After a few seconds, the target rate drops to the "
+                "available bandwidth and the total utilisation drops back to 94%",
+            ),
+            measure="link utilisation (MaxNet + CBR), last 5 s of the CBR",
+            ours=100 * m["util_during"],
+            unit="%",
+            value=94.0,
+            precision="table",
+            points=True,
+        ),
+        Bound(
+            id="freed capacity back within 0.3 s",
+            quote=quote(
+                "000",
+                _WHERE,
+                "Over two thirds of the spare capacity is reclaimed by "
+                "the MaxNet flow within 0.3 s due to the rapid drop in price.",
+            ),
+            measure="share of the 400 Mbit/s freed at 20 s that MaxNet's rate has taken back at "
+            "20.3 s (10 ms samples)",
+            ours=100 * m["reclaimed_0_3s"],
+            unit="%",
+            op=">",
+            limit=200 / 3,
+            note=f"the fluid model of the same source gives {100 * m['fluid_reclaimed_0_3s']:.0f} "
+            "%: with the paper's alpha and T, the price falls at this speed; the paper's 2/3 "
+            "needs a faster price drop than its own equations give",
+        ),
+        Qualitative(
+            id="target reached within a few seconds",
+            quote=quote(
+                "000", _WHERE, "the target utilisation is still reached within a few seconds"
+            ),
+            measure="time after 20 s until utilisation reaches 95 % of the target",
+            ours=m["time_to_95pct_s"],
+            observed=f"{m['time_to_95pct_s']:.2f} s",
+        ),
+        Qualitative(
+            id="gives way at once",
+            quote=quote(
+                "000",
+                _WHERE,
+                "When the CBR flow starts, the MaxNet flow relinquishes "
+                "bandwidth almost immediately, because of the ACK-clocking",
+            ),
+            measure="MaxNet's rate after 10 s (figure)",
+            ours=None,
+            observed=f"peak queue {m['peak_queue_bytes'] / 1e6:.2f} MB, no retransmission "
+            f"({m['retransmits']}); back at the target {m['saturated_after_cbr_start_s']:.1f} s "
+            "after the CBR starts",
+        ),
+    ]
+
+
+EXPERIMENT = Experiment(
+    id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims, stack=_maxnet_cbr_stack
+)
 
 
 if __name__ == "__main__":

@@ -170,7 +170,7 @@ def _figures(tmp: Path, results: dict[str, Any], scale: float, stack: str) -> li
     import numpy as np
     import polars as pl
 
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     fig, (ax_u, ax_r, ax_q) = plt.subplots(3, 1, figsize=(10, 8), sharex=True)

@@ -13,7 +13,10 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Point
 from ..price_encoding import WIRE_FRACTION_BITS, WIRE_INTEGER_BITS, price_encoding
+from .experiment import Experiment
+from .paper_claims import table_points
 from .report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
 
 ID = "maxnet-encoding"
@@ -105,6 +108,29 @@ def run(
         )
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out_dir / "report.md"
+
+
+def claims(metrics: dict) -> list[Claim]:
+    return [
+        Point(
+            id=c.id,
+            quote=c.quote,
+            measure=c.measure,
+            ours=c.ours,
+            unit=c.unit,
+            value=c.value,
+            precision="exact",
+        )
+        for c in table_points(
+            metrics,
+            "000",
+            lambda c: "Section V (x_max 1e15, x_min 32 bit/s, T 0.4, epsilon 1e-5)",
+            measure="the price-encoding calculator",
+        )
+    ]
+
+
+EXPERIMENT = Experiment(id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from .._fsutil import atomic_dir
-from ..plot import save_figure
+from ..claims import PRECISION
+from ..figures import figure_links, save_figure
 
 __all__ = [
     "Comparison",
     "atomic_dir",
+    "figure_links",
     "gap_summary",
     "jain_index",
     "markdown_table",
@@ -97,13 +99,14 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str
 def gap_summary(
     comparisons: Sequence[Comparison],
     *,
-    tolerance: float = 0.05,
+    tolerance: float = PRECISION["table"]["rel"],
     cell_label: str = "cell",
     describe_cell: Any = None,
 ) -> list[str]:
     """Sentences on how far our numbers are from the paper's, per quantity.
 
-    For each quantity: which cells are within ``tolerance`` (relative), which are not, whether
+    For each quantity: which cells are within ``tolerance`` (relative; the tolerance policy's
+    "table" precision, :data:`xcclab.claims.PRECISION`), which are not, whether
     ours are mostly above or below, and the largest gap. Everything is computed from
     ``comparisons``; nothing is hard-coded.
     """
@@ -146,12 +149,6 @@ def gap_summary(
         )
         sentences.append(text)
     return sentences
-
-
-def figure_links(files: Iterable[str]) -> str:
-    """Markdown image links to the PNG files among ``files``, one per line (the SVG twins are
-    for print)."""
-    return "\n".join(f"![{Path(f).stem}]({f})" for f in files if f.endswith(".png"))
 
 
 def write_metrics(out_dir: str | os.PathLike[str], experiment: str, **payload: Any) -> Path:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Point
+from .experiment import Experiment
+from .paper_claims import quote
 from .slbn_common import PAPER_PROTOCOLS, Setup, run_setup
 
 ID = "slbn-1b"
@@ -45,7 +48,88 @@ SETUP = Setup(
 
 
 def run(
-    out_dir: str | Path, quick: bool = False, *, log: Callable[[str], None] | None = None
+    out_dir: str | Path,
+    quick: bool = False,
+    *,
+    log: Callable[[str], None] | None = None,
+    progress: bool = True,
 ) -> Path:
     """Run every protocol of the experiment; write report.md, metrics.json and figures."""
     return run_setup(SETUP, out_dir, quick=quick, log=log)
+
+
+_RECONSTRUCTED = {"bfyz": "BFYZ", "cobb": "COBB", "piqi_rcp": "PIQI-RCP"}
+_NAMES = {"slbn": "SLBN", "rcp": "RCP", "piqi_rcp": "PIQI-RCP", "erica": "ERICA", "bfyz": "BFYZ",
+          "cobb": "COBB"}  # fmt: skip
+
+_WHERE = "Section IV, Experiment 1b (Figs 5, 6)"
+
+
+def claims(metrics: dict) -> list[Claim]:
+    m = metrics["measured"]
+    out: list[Claim] = []
+    bounded = quote("004", _WHERE, "SLBN is the only one that seems to be able to keep the "
+                    "maximum size of the queues bounded during the whole experiment")  # fmt: skip
+    for key in ("rcp", "piqi_rcp", "erica", "bfyz", "cobb"):
+        if key in m and "slbn" in m:
+            out.append(
+                Ordering(
+                    id=f"SLBN's queues below {_NAMES[key]}'s",
+                    quote=bounded,
+                    measure="largest queue of any link over the run, packets: theirs minus SLBN's",
+                    ours=m[key]["max_queue_packets"] - m["slbn"]["max_queue_packets"],
+                    unit="packets",
+                    reconstruction=_RECONSTRUCTED.get(key),
+                    first=_NAMES[key],
+                    second="SLBN",
+                )
+            )
+    cobb = m.get("cobb")
+    if cobb:
+        by_s = cobb.get("max_queue_packets_by_second", [])
+        for k, paper in enumerate((5293, 8265, 4775)):
+            out.append(
+                Point(
+                    id=f"COBB max queue in second {k + 1}",
+                    quote=quote(
+                        "004",
+                        _WHERE,
+                        "COBB values (not shown in the figure) during the "
+                        "first three seconds are 5293, 8265 and 4775 data packets "
+                        "respectively.",
+                    ),
+                    measure=f"largest queue of any link during second {k + 1}, packets",
+                    ours=by_s[k] if k < len(by_s) else None,
+                    unit="packets",
+                    reconstruction="COBB",
+                    value=float(paper),
+                    precision="table",
+                )
+            )
+    if "rcp" in m:
+        for key in ("slbn", "erica"):
+            if key in m:
+                out.append(
+                    Ordering(
+                        id=f"RCP completion times worse than {_NAMES[key]}'s",
+                        quote=quote(
+                            "004",
+                            _WHERE,
+                            "SLBN, BYZF, ERICA, PIQI-RCP, and COBB (not "
+                            "shown in the figure) have similar completion times, while "
+                            "RCP has much worse completion times.",
+                        ),
+                        measure="mean completion time of the completed sessions: RCP minus "
+                        "theirs, s",
+                        ours=m["rcp"]["completion_mean_s"] - m[key]["completion_mean_s"],
+                        unit="s",
+                        first="RCP",
+                        second=_NAMES[key],
+                        note=f"RCP completed {m['rcp'].get('completed')} of 50000 sessions: the "
+                        "mean is over the faster ones only",
+                    )
+                )
+    return out
+
+
+EXPERIMENT = Experiment(id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims)

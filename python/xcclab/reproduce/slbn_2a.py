@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Qualitative
+from .experiment import Experiment
+from .paper_claims import quote
 from .slbn_common import Setup, run_setup
 
 ID = "slbn-2a"
@@ -42,7 +45,56 @@ SETUP = Setup(
 
 
 def run(
-    out_dir: str | Path, quick: bool = False, *, log: Callable[[str], None] | None = None
+    out_dir: str | Path,
+    quick: bool = False,
+    *,
+    log: Callable[[str], None] | None = None,
+    progress: bool = True,
 ) -> Path:
     """Run every protocol of the experiment; write report.md, metrics.json and figures."""
     return run_setup(SETUP, out_dir, quick=quick, log=log)
+
+
+_WHERE = "Section IV, Experiment 2a (Figs 7, 8)"
+
+
+def claims(metrics: dict) -> list[Claim]:
+    m = metrics["measured"]
+    out: list[Claim] = []
+    if "slbn" in m and "bfyz" in m:
+        out.append(
+            Ordering(
+                id="SLBN more conservative than BFYZ",
+                quote=quote("004", _WHERE, "However, SLBN is a bit more conservative than BFYZ."),
+                measure="mean E_s (signed) over sessions and samples: BFYZ's minus SLBN's, points",
+                ours=m["bfyz"]["es_mean_avg"] - m["slbn"]["es_mean_avg"],
+                unit="points",
+                reconstruction="BFYZ",
+                first="BFYZ",
+                second="SLBN",
+            )
+        )
+    obs = ", ".join(
+        f"{k}: largest 90th percentile of E_e {v['ee_p90_max']:.1f} %, largest E_e "
+        f"{v['ee_max_max']:.1f} %"
+        for k, v in m.items()
+    )
+    out.append(
+        Qualitative(
+            id="no significant overshoot",
+            quote=quote(
+                "004",
+                _WHERE,
+                "Both algorithms quickly approach the max-min fair rates, "
+                "what implies almost full utilization of the links but never "
+                "overshooting them significantly.",
+            ),
+            measure="E_e at the bottlenecks",
+            ours=None,
+            observed=obs,
+        )
+    )
+    return out
+
+
+EXPERIMENT = Experiment(id=ID, seed="004", title=TITLE, summary=CLAIM, run=run, claims=claims)

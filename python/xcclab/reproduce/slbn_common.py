@@ -271,7 +271,7 @@ def _comparisons(setup: Setup, measured: dict[str, dict[str, Any]]) -> list[Comp
 def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> list[str]:
     if not results:
         return []
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     written: list[str] = []

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..claims import Claim, Ordering, Qualitative
 from . import _xcc
+from .experiment import Experiment
+from .paper_claims import quote
 from .report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 
 ID = "xcc-mice"
@@ -163,3 +166,44 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         "",
     ]
     return "\n".join(text)
+
+
+_WHERE = "slide 'Performance with Mice Traffic'"
+
+
+def claims(metrics: dict) -> list[Claim]:
+    m = metrics["measured"]
+    util = {k: 100 * v["utilisation"] for k, v in m.items()}
+    out: list[Claim] = []
+    for key, label in (("xcp", "XCP"), ("rcp", "RCP"), ("piqi-rcp", "PIQI-RCP")):
+        out.append(
+            Ordering(
+                id=f"JetMax below {label} in utilisation",
+                quote=quote(
+                    "002",
+                    _WHERE,
+                    "XCP, RCP, and PIQI-RCP all perform reasonably well; "
+                    "JetMax suffers low utilization since it allocates an even rate to "
+                    "both long and short flows",
+                ),
+                measure=f"bottleneck utilisation of {label} minus JetMax's, whole run",
+                ours=util[key] - util["jetmax"],
+                unit="points",
+                reconstruction="JetMax",
+                first=label,
+                second="JetMax",
+            )
+        )
+    out.append(
+        Qualitative(
+            id="XCP, RCP, PIQI-RCP perform reasonably well",
+            quote=quote("002", _WHERE, "XCP, RCP, and PIQI-RCP all perform reasonably well"),
+            measure="bottleneck utilisation",
+            ours=None,
+            observed=", ".join(f"{k} {v:.1f} %" for k, v in util.items()),
+        )
+    )
+    return out
+
+
+EXPERIMENT = Experiment(id=ID, seed="002", title=TITLE, summary=CLAIM, run=run, claims=claims)

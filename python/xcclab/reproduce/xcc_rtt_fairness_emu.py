@@ -144,7 +144,7 @@ def run_rtt_fairness_emu(
 def _figure(tmp: Path, protos: list[_xcc.Protocol], runs: dict[str, dict[str, Any]]) -> list[str]:
     """One column per protocol: both flows' rates (100 ms averages), simulated dashed and real
     solid, above the bottleneck's queue."""
-    from ..plot import _pyplot
+    from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     fig, axes = plt.subplots(

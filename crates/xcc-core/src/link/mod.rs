@@ -31,7 +31,7 @@ pub use droptail::{DropTail, DropTailConfig};
 pub use jetmax::{JetMaxRouter, JetMaxRouterConfig, JetMaxStats};
 pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
 pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
-pub use piqi_rcp::{PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
+pub use piqi_rcp::{PiqiRcpKappa, PiqiRcpLaw, PiqiRcpRouter, PiqiRcpRouterConfig};
 pub use rcp::{RcpRouter, RcpRouterConfig, RcpRttFilter, RCP_PRESETS};
 pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
 pub use xcp::{XcpRouter, XcpRouterConfig};

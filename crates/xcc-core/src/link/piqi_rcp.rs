@@ -43,6 +43,17 @@ pub enum PiqiRcpKappa {
     Fixed(f64),
 }
 
+/// Which update law runs (both reconstructions; docs/algorithms/piqi-rcp.md).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum PiqiRcpLaw {
+    /// `R + kappa (gamma C - y) / max(N, 1)`: the rate mismatch shared among the `N` flows.
+    #[default]
+    FlowNormalised,
+    /// `R (1 + kappa (gamma C - y) / C)`: the multiplicative form protocols.md 4.1 recalls
+    /// (unverified; run as a sensitivity of the reconstruction).
+    Multiplicative,
+}
+
 /// Router parameters.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct PiqiRcpRouterConfig {
@@ -59,6 +70,8 @@ pub struct PiqiRcpRouterConfig {
     pub min_fraction: f64,
     /// RTT assumed before any packet carried one (RCP's d0 = 200 ms).
     pub rtt0: Dur,
+    /// The update law.
+    pub law: PiqiRcpLaw,
 }
 
 impl Default for PiqiRcpRouterConfig {
@@ -70,6 +83,7 @@ impl Default for PiqiRcpRouterConfig {
             initial_fraction: 0.05,
             min_fraction: 1e-5,
             rtt0: Dur::from_ms(200),
+            law: PiqiRcpLaw::FlowNormalised,
         }
     }
 }
@@ -177,7 +191,10 @@ impl PiqiRcpRouter {
         let lag = (self.rtt_s / t).round() as usize;
         let flows = (y / self.rate_ago(lag)).max(1.0);
         let c = self.capacity_bps;
-        let next = self.rate_bps + self.kappa * (self.cfg.gamma * c - y) / flows;
+        let next = match self.cfg.law {
+            PiqiRcpLaw::FlowNormalised => self.rate_bps + self.kappa * (self.cfg.gamma * c - y) / flows,
+            PiqiRcpLaw::Multiplicative => self.rate_bps * (1.0 + self.kappa * (self.cfg.gamma * c - y) / c),
+        };
         self.rate_bps = next.clamp(self.cfg.min_fraction * c, c);
         self.pos = (self.pos + 1) % HISTORY;
         self.history[self.pos] = self.rate_bps;
@@ -295,6 +312,20 @@ mod tests {
         interval(&mut r, 0, 60, 20_000);
         assert!((r.input_bps() - 120e6).abs() < 1e-3);
         assert!((r.rate_bps() - (5e6 - 0.1 * 22e6 / 24.0)).abs() < 1e-6, "{}", r.rate_bps());
+    }
+
+    /// The alternative law by hand, same interval: R1 = R0 (1 + kappa (gamma C - y) / C)
+    /// = 5e6 (1 + 0.1 (98e6 - 120e6) / 100e6) = 5e6 (1 - 0.022) = 4 890 000 bit/s.
+    #[test]
+    fn multiplicative_law_by_hand() {
+        let cfg = PiqiRcpRouterConfig {
+            kappa: PiqiRcpKappa::Fixed(0.1),
+            law: PiqiRcpLaw::Multiplicative,
+            ..PiqiRcpRouterConfig::default()
+        };
+        let mut r = PiqiRcpRouter::new(cfg, C, Time::ZERO);
+        interval(&mut r, 0, 60, 20_000);
+        assert!((r.rate_bps() - 4_890_000.0).abs() < 1e-6, "{}", r.rate_bps());
     }
 
     /// The flow count uses the rate advertised one RTT ago, not the current one: after the rate

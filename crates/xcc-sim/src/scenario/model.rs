@@ -109,6 +109,10 @@ pub struct PiqiRcpRouterParams {
     pub gamma: f64,
     pub initial_fraction: f64,
     pub rtt0_ns: u64,
+    /// The alternative law R (1 + kappa (gamma C - y) / C); written only when chosen, so the
+    /// resolved scenario of the default law is unchanged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub multiplicative_law: bool,
 }
 
 /// JetMax router parameters (reconstructed law).

@@ -546,6 +546,7 @@ impl<'a> Resolver<'a> {
             gamma: None,
             initial: None,
             rtt0: None,
+            law: None,
         });
         let interval_ns = self.positive_time_or(&format!("{path}.interval"), &m.interval, d.interval.as_ns())?;
         let kappa = match &m.kappa {
@@ -568,7 +569,22 @@ impl<'a> Resolver<'a> {
             );
         }
         let rtt0_ns = self.positive_time_or(&format!("{path}.rtt0"), &m.rtt0, d.rtt0.as_ns())?;
-        Ok(Queue::PiqiRcp(PiqiRcpRouterParams { interval_ns, kappa, gamma, initial_fraction, rtt0_ns }))
+        let multiplicative_law = match m.law.as_deref() {
+            None | Some("normalised") => false,
+            Some("multiplicative") => true,
+            Some(other) => {
+                return Err(self
+                    .err(&format!("{path}.law"), format!("unknown law '{other}' (known: normalised, multiplicative)")))
+            }
+        };
+        Ok(Queue::PiqiRcp(PiqiRcpRouterParams {
+            interval_ns,
+            kappa,
+            gamma,
+            initial_fraction,
+            rtt0_ns,
+            multiplicative_law,
+        }))
     }
 
     /// JetMax's router (reconstructed): gamma 0.95, D 20 ms.

@@ -170,6 +170,8 @@ pub struct PiqiRcpQueueSpec {
     pub gamma: Option<f64>,
     pub initial: Option<f64>,
     pub rtt0: Option<String>,
+    /// "normalised" (default) or "multiplicative" (the alternative law, a sensitivity).
+    pub law: Option<String>,
 }
 
 /// `queue = { kind = "jetmax", ... }` (reconstructed law; docs/algorithms/jetmax.md).

@@ -1,0 +1,42 @@
+"""The one shape of a reproduction: an :class:`Experiment` object.
+
+An experiment module builds one (or several, for a family such as ``rcp-instability-N``)
+``Experiment`` at import; :mod:`xcclab.reproduce` discovers them by importing the package's
+modules and collecting the ``Experiment`` instances they hold. Nothing is probed by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..claims import Claim
+
+#: run(out_dir, quick=False, *, log=None, progress=True) -> path of report.md
+Runner = Callable[..., Path]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A paper experiment: what it is, how to run it, what the paper claims.
+
+    ``run`` writes ``report.md``, ``metrics.json`` and figures into its directory; ``claims``
+    reads that ``metrics.json`` and returns the paper's claims with our measured values (the
+    report's claim table and the verdict come from them, :mod:`xcclab.reproduce.verdicts`).
+    ``emu`` (``xcc reproduce ID --emu``: simulated and on real packets), ``stack``
+    (``--stack kernel|udp``: run(out_dir, quick, *, stack, log)) and ``scenarios``
+    (``--write-scenarios DIR``: write the experiment's scenario files, return their paths) are
+    optional.
+    """
+
+    id: str
+    seed: str  # the paper: "000" .. "004" (/work/shared/seeds)
+    title: str
+    summary: str  # the paper's claim in one line, for the index
+    run: Runner
+    claims: Callable[[dict[str, Any]], list[Claim]]
+    emu: Runner | None = None
+    stack: Runner | None = None
+    scenarios: Callable[[str | Path], list[Path]] | None = None

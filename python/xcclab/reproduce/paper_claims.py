@@ -1,0 +1,73 @@
+"""Helpers for writing an experiment's claims: quotes, table cells as point claims, lookups.
+
+The claim types and the scorer are :mod:`xcclab.claims`; this module only saves repetition in
+the experiments' ``claims(metrics)`` functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..claims import Estimate, Point, Quote
+
+SEEDS = {
+    "000": "seed 000 (MaxNet, Suchara et al.)",
+    "001": "seed 001 (MaxNet vs Reno/RED with mice)",
+    "002": "seed 002 (XCP, JetMax, RCP, PIQI-RCP compared; slides)",
+    "003": "seed 003 (MarkMax)",
+    "004": "seed 004 (SLBN)",
+}
+
+
+def quote(seed: str, where: str, text: str) -> Quote:
+    return Quote(text, f"{SEEDS[seed]}, {where}")
+
+
+def cell_text(cell: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in cell.items())
+
+
+def table_points(
+    metrics: dict[str, Any],
+    seed: str,
+    where: Callable[[dict[str, Any]], str],
+    *,
+    measure: str,
+    quantities: tuple[str, ...] | None = None,
+    reconstruction: str | None = None,
+    ours: Callable[[dict[str, Any]], float | Estimate | None] | None = None,
+) -> list[Point]:
+    """One "table" point claim per comparison of ``metrics`` (a paper's table cell beside
+    ours), quoting the cell: ``where(comparison)`` names the table and column."""
+    out = []
+    for c in metrics.get("comparisons", []):
+        if quantities is not None and c["quantity"] not in quantities:
+            continue
+        cell = c.get("cell", {})
+        label = f"{c['quantity']} ({cell_text(cell)})" if cell else c["quantity"]
+        out.append(
+            Point(
+                id=label,
+                quote=quote(seed, where(c), f"{c['quantity']} = {c['paper']:g}"),
+                measure=measure,
+                ours=ours(c) if ours else c.get("ours"),
+                unit=c.get("unit", ""),
+                reconstruction=reconstruction,
+                value=float(c["paper"]),
+                precision="table",
+            )
+        )
+    return out
+
+
+def difference(a: float | Estimate | None, b: float | Estimate | None) -> float | Estimate | None:
+    """a - b for an ordering claim; an interval when either is one (the ends of the two
+    intervals, conservatively)."""
+    if a is None or b is None:
+        return None
+    ea = a if isinstance(a, Estimate) else Estimate(a, a, a, 1)
+    eb = b if isinstance(b, Estimate) else Estimate(b, b, b, 1)
+    if ea.n == 1 and eb.n == 1:
+        return ea.mean - eb.mean
+    return Estimate(ea.mean - eb.mean, ea.lo - eb.hi, ea.hi - eb.lo, max(ea.n, eb.n))
