@@ -627,7 +627,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             // What `xcc` prints for every run: here packets the router read and link crossings.
             "sim_seconds": dur_s,
             "events": st.packets_read,
-            "packet_hops": router.fabric.links.iter().map(|l| l.stats.packets_out).sum::<u64>(),
+            "packet_hops": router.fabric.links.iter().map(|l| l.stats.delivered_packets).sum::<u64>(),
             "packets_read": st.packets_read,
             "forwarded": st.forwarded,
             "dropped_by_links": st.dropped_by_links,

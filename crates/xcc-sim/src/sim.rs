@@ -19,7 +19,8 @@ use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
 use crate::engine::{Event, EventQueue};
-use crate::link::{Offer, SimLink, SimPacket};
+use crate::link::{SimLink, SimPacket, Slot};
+use xcc_core::link::model::Offer;
 use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
 use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
 use crate::scenario::ScenarioError;
@@ -324,16 +325,14 @@ impl Simulation {
             .map(|(i, l)| {
                 let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64), l.rate_bps);
                 let mut link = SimLink::new(
-                    l.from,
-                    l.to,
                     l.rate_bps,
                     Dur(l.delay_ns),
                     l.buffer.packets.unwrap_or(u64::MAX),
                     l.buffer.bytes.unwrap_or(u64::MAX),
-                    l.loss,
                     algo,
                     component_rng(seed, kind::LINK_LOSS, i as u64),
                 );
+                link.loss = l.loss;
                 link.jitter_ns = l.jitter_ns.min(u32::MAX as u64) as u32;
                 link
             })
@@ -530,7 +529,7 @@ impl Simulation {
         }
         self.now = self.end;
         for l in &mut self.links {
-            l.settle(self.end, &mut self.arena);
+            l.settle(self.end, &mut self.arena[..]);
         }
         self.check_invariants().map_err(RunError::Invariant)?;
         let stats = RunStats {
@@ -570,8 +569,8 @@ impl Simulation {
     #[inline]
     fn offer(&mut self, l: u32, idx: u32) {
         let link = &mut self.links[l as usize];
-        match link.offer(self.now, idx, &mut self.arena) {
-            Offer::Dropped => {
+        match link.offer(self.now, Slot(idx), &mut self.arena[..]) {
+            Offer::Dropped(_) => {
                 let f = self.arena[idx as usize].pkt.flow.0;
                 self.flows[f as usize].drops += 1;
                 self.free.push(idx);
@@ -588,7 +587,7 @@ impl Simulation {
     #[inline]
     fn on_link_deliver(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let idx = link.deliver(self.now, &mut self.arena);
+        let Slot(idx) = link.deliver(self.now, &mut self.arena[..]);
         if let Some(t) = link.next_delivery() {
             self.queue.schedule(t, Event::LinkDeliver(l));
         }
@@ -738,8 +737,8 @@ impl Simulation {
 
     fn on_link_timer(&mut self, l: u32, t: Time) {
         let link = &mut self.links[l as usize];
-        link.advance(t, &mut self.arena);
-        let backlog = link.waiting_bytes;
+        link.advance(t, &mut self.arena[..]);
+        let backlog = link.waiting_bytes();
         link.algo.on_timeout(t, backlog);
         if let Some(next) = link.algo.poll_timeout() {
             self.queue.schedule(next.max(t), Event::LinkTimer(l));
@@ -917,7 +916,7 @@ impl Simulation {
                 .i64("delivered_bytes", rec.delivered as i64);
         }
         for (i, link) in self.links.iter_mut().enumerate() {
-            link.advance(now, &mut self.arena);
+            link.advance(now, &mut self.arena[..]);
             let (last_out, last_drops, last_marks) = self.link_last[i];
             let s = &link.stats;
             let rate = (s.bytes_out - last_out) as f64 * 8.0 / dt;
@@ -927,8 +926,8 @@ impl Simulation {
                 .i64("link_id", i as i64)
                 .f64("rate_bps", rate)
                 .f64("utilisation", rate / link.rate_bps as f64)
-                .i64("queue_bytes", link.waiting_bytes as i64)
-                .i64("queue_packets", link.waiting_packets as i64)
+                .i64("queue_bytes", link.waiting_bytes() as i64)
+                .i64("queue_packets", link.waiting_packets() as i64)
                 .i64("drops", (drops - last_drops) as i64)
                 .i64("marks", (s.marks - last_marks) as i64)
                 .f64("gauge", link.algo.gauge());
@@ -948,24 +947,24 @@ impl Simulation {
             let name = &self.scenario.links[i].name;
             let s = &l.stats;
             let (wb, wp) = l.recount_waiting();
-            if (wb, wp) != (l.waiting_bytes, l.waiting_packets) {
+            if (wb, wp) != (l.waiting_bytes(), l.waiting_packets()) {
                 return Err(format!(
                     "link {name}: queue counters ({} B, {} pkt) disagree with its contents ({wb} B, {wp} pkt)",
-                    l.waiting_bytes, l.waiting_packets
+                    l.waiting_bytes(), l.waiting_packets()
                 ));
             }
-            if s.packets_in != s.drops + s.losses + s.packets_out + l.waiting_packets {
+            if s.packets_in != s.drops + s.losses + s.packets_out + l.waiting_packets() {
                 return Err(format!(
                     "link {name}: {} packets arrived but {} dropped + {} lost + {} sent + {} waiting",
-                    s.packets_in, s.drops, s.losses, s.packets_out, l.waiting_packets
+                    s.packets_in, s.drops, s.losses, s.packets_out, l.waiting_packets()
                 ));
             }
-            if s.packets_out != s.delivered_packets + (l.pipe.len() as u64 - l.waiting_packets) {
+            if s.packets_out != s.delivered_packets + (l.pipe_len() as u64 - l.waiting_packets()) {
                 return Err(format!("link {name}: sent packets are neither delivered nor on the wire"));
             }
             dropped += s.drops + s.losses;
             dropped_bytes += s.drop_bytes + s.loss_bytes;
-            in_pipe += l.pipe.len() as u64;
+            in_pipe += l.pipe_len() as u64;
             in_pipe_bytes += l.bytes_in_pipe();
         }
         let live = self.arena.len() as u64 - self.free.len() as u64;

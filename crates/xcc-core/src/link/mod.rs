@@ -19,6 +19,7 @@ pub(crate) mod fake_queue;
 pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;
+pub mod model;
 pub mod piqi_rcp;
 pub mod rcp;
 pub mod red;
