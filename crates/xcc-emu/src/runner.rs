@@ -15,8 +15,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario};
 use xcc_core::{Dur, Time};
-use xcc_sim::scenario::model::{Cc, FlowKind, Scenario};
 
 use crate::apps;
 use crate::fabric::FabricStats;

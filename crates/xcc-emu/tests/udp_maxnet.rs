@@ -37,7 +37,7 @@ fn hex(b: &[u8]) -> String {
 
 #[test]
 fn header_bytes_are_the_simulators() {
-    let sim = xcc_sim::capture::encode(&vector_packet(0x000102), 0, 1, 42);
+    let sim = xcc_build::capture::encode(&vector_packet(0x000102), 0, 1, 42);
     assert_eq!(hex(&sim.bytes), VECTOR, "simulator capture encoding");
     // The emulator's transport writes the same shim and segment after the UDP header.
     let mut payload = Vec::new();
@@ -55,7 +55,7 @@ fn header_bytes_are_the_simulators() {
     // ...and a rewrite leaves exactly the bytes the simulator would capture after the stamp.
     let stamped = vector_packet(0x7F0000);
     UdpShim.write(&ip, &mut full, offset, &pkt.cc, &stamped.cc);
-    let sim_after = xcc_sim::capture::encode(&stamped, 0, 1, 42);
+    let sim_after = xcc_build::capture::encode(&stamped, 0, 1, 42);
     assert_eq!(hex(&full[..sim_after.bytes.len()]), hex(&sim_after.bytes));
 }
 
@@ -91,7 +91,7 @@ transport = { mss = "1432B", header = "68B" }
 [metrics]
 interval = "500ms"
 "#;
-    let s = xcc_sim::resolve(text, "emu-maxnet-one.toml", xcc_sim::Format::Toml).unwrap();
+    let s = xcc_build::resolve(text, "emu-maxnet-one.toml", xcc_build::Format::Toml).unwrap();
     let out = runner::emulate(&s).expect("emulated run");
     let oracle =
         max_min_fair(&MaxMinProblem { capacity: vec![0.9 * 20e6], paths: vec![vec![0]], demand: vec![] }).unwrap();

@@ -548,8 +548,14 @@ mod tests {
     #[test]
     fn a_packet_delivered_after_an_unobserved_start_carries_its_dequeue_stamp() {
         let rcp = RcpRouter::new(RcpRouterConfig::default(), 10_000_000, Time::ZERO, Dur::from_secs(1));
-        let mut l: LinkModel<Item> =
-            LinkModel::new(10_000_000, Dur::from_ms(5), 10, u64::MAX, AnyLinkAlgorithm::Rcp(rcp), component_rng(1, 4, 0));
+        let mut l: LinkModel<Item> = LinkModel::new(
+            10_000_000,
+            Dur::from_ms(5),
+            10,
+            u64::MAX,
+            AnyLinkAlgorithm::Rcp(rcp),
+            component_rng(1, 4, 0),
+        );
         let data = || {
             let mut i = item(1500);
             i.0.seg = Segment { kind: SegmentKind::Data, payload_bytes: 1430, ..Segment::default() };

@@ -37,8 +37,8 @@ fn run(args: &[String]) -> Result<(), String> {
     }
     let path = path.ok_or("run needs a scenario file")?;
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    let format = if path.ends_with(".json") { xcc_sim::Format::Json } else { xcc_sim::Format::Toml };
-    let mut scenario = xcc_sim::resolve(&text, &path, format).map_err(|e| e.to_string())?;
+    let format = if path.ends_with(".json") { xcc_build::Format::Json } else { xcc_build::Format::Toml };
+    let mut scenario = xcc_build::resolve(&text, &path, format).map_err(|e| e.to_string())?;
     if let Some(s) = seed {
         scenario.seed = s;
     }

@@ -9,6 +9,8 @@ use serde_json::Value;
 use super::error::ScenarioError;
 use super::model::*;
 use super::spec::*;
+use xcc_core::link::{MarkMaxUnit, RcpRttFilter, RedAction, RedUnit, RedVariant};
+
 use super::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
 
 /// Text formats a scenario may come in.
@@ -306,8 +308,8 @@ impl<'a> Resolver<'a> {
         let min = parse_amount(&r.min_th, false).map_err(|m| self.err(&format!("{path}.min_th"), m))?;
         let max = parse_amount(&r.max_th, false).map_err(|m| self.err(&format!("{path}.max_th"), m))?;
         let (unit, min_th, max_th) = match (min, max) {
-            (Amount::Packets(a), Amount::Packets(b)) => ("packets", a, b),
-            (Amount::Bytes(a), Amount::Bytes(b)) => ("bytes", a, b),
+            (Amount::Packets(a), Amount::Packets(b)) => (RedUnit::Packets, a, b),
+            (Amount::Bytes(a), Amount::Bytes(b)) => (RedUnit::Bytes, a, b),
             _ => {
                 return Err(self.err(
                     &format!("{path}.max_th"),
@@ -329,8 +331,8 @@ impl<'a> Resolver<'a> {
             return Err(self.err(&format!("{path}.max_p"), format!("{max_p}: expected 0 < max_p <= 1")));
         }
         let variant = match r.variant.as_deref().unwrap_or("classic") {
-            "gentle" => "gentle",
-            "classic" => "classic",
+            "gentle" => RedVariant::Gentle,
+            "classic" => RedVariant::Classic,
             other => {
                 return Err(
                     self.err(&format!("{path}.variant"), format!("'{other}': expected \"gentle\" or \"classic\""))
@@ -338,8 +340,8 @@ impl<'a> Resolver<'a> {
             }
         };
         let action = match r.action.as_deref().unwrap_or("drop") {
-            "drop" => "drop",
-            "mark" => "mark",
+            "drop" => RedAction::Drop,
+            "mark" => RedAction::Mark,
             other => {
                 return Err(self.err(&format!("{path}.action"), format!("'{other}': expected \"drop\" or \"mark\"")))
             }
@@ -358,10 +360,10 @@ impl<'a> Resolver<'a> {
     /// MarkMax (seed 003): `theta` required; `theta_l`, `theta_h` default to the paper's
     /// guideline 0.85·θ and 1.15·θ (rounded to whole units); all three in one unit.
     fn markmax(&self, path: &str, m: MarkMaxSpec) -> Result<Queue, ScenarioError> {
-        let amount = |field: &str, s: &str| -> Result<(&'static str, f64), ScenarioError> {
+        let amount = |field: &str, s: &str| -> Result<(MarkMaxUnit, f64), ScenarioError> {
             match parse_amount(s, false).map_err(|e| self.err(&format!("{path}.{field}"), e))? {
-                Amount::Packets(p) => Ok(("packets", p)),
-                Amount::Bytes(b) => Ok(("bytes", b)),
+                Amount::Packets(p) => Ok((MarkMaxUnit::Packets, p)),
+                Amount::Bytes(b) => Ok((MarkMaxUnit::Bytes, b)),
                 Amount::Unlimited => Err(self.err(&format!("{path}.{field}"), "expected packets or bytes")),
             }
         };
@@ -401,15 +403,15 @@ impl<'a> Resolver<'a> {
             );
         }
         let variant = match m.variant.as_deref().unwrap_or("b") {
-            "b" | "B" => "b",
-            "t" | "T" => "t",
+            "b" | "B" => MarkMaxLetter::B,
+            "t" | "T" => MarkMaxLetter::T,
             other => return Err(self.err(&format!("{path}.variant"), format!("'{other}': expected \"b\" or \"t\""))),
         };
         let tail = match (variant, m.tail) {
-            ("b", Some(_)) => {
+            (MarkMaxLetter::B, Some(_)) => {
                 return Err(self.err(&format!("{path}.tail"), "only MarkMax-T (variant = \"t\") takes a tail fraction"))
             }
-            ("b", None) => None,
+            (MarkMaxLetter::B, None) => None,
             (_, t) => {
                 let t = t.unwrap_or(0.1);
                 if !(t > 0.0 && t <= 1.0) {
@@ -506,8 +508,8 @@ impl<'a> Resolver<'a> {
             }
         }
         let rtt_filter = match m.rtt_filter.as_deref() {
-            None | Some("ns2") => "ns2",
-            Some("last") => "last",
+            None | Some("ns2") => RcpRttFilter::Ns2Ewma,
+            Some("last") => RcpRttFilter::LastSample,
             Some(other) => {
                 return Err(self.err(&format!("{path}.rtt_filter"), format!("'{other}': expected \"ns2\" or \"last\"")))
             }

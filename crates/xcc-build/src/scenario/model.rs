@@ -2,6 +2,7 @@
 //! into integers. This is what the simulator builds from and what `run.json` records.
 
 use serde::Serialize;
+use xcc_core::link::{MarkMaxUnit, RcpRttFilter, RedAction, RedUnit, RedVariant};
 
 /// A fully resolved scenario.
 #[derive(Clone, Debug, Serialize)]
@@ -46,27 +47,30 @@ pub struct RedParams {
     pub min_th: f64,
     pub max_th: f64,
     pub max_p: f64,
-    /// "packets" or "bytes"
-    pub unit: &'static str,
-    /// "gentle" or "classic"
-    pub variant: &'static str,
-    /// "drop" or "mark"
-    pub action: &'static str,
+    pub unit: RedUnit,
+    pub variant: RedVariant,
+    pub action: RedAction,
     pub mean_packet_bytes: u32,
 }
 
 /// MarkMax parameters (seed 003): thresholds in `unit`, `θ_l < θ < θ_h`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct MarkMaxParams {
-    /// "b" (whole backlog) or "t" (tail backlog)
-    pub variant: &'static str,
-    /// "packets" or "bytes"
-    pub unit: &'static str,
+    pub variant: MarkMaxLetter,
+    pub unit: MarkMaxUnit,
     pub theta_l: u64,
     pub theta: u64,
     pub theta_h: u64,
     /// MarkMax-T's tail fraction in (0, 1]; `None` for MarkMax-B.
     pub tail: Option<f64>,
+}
+
+/// Which MarkMax (seed 003): the whole backlog (B) or the tail backlog (T).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MarkMaxLetter {
+    B,
+    T,
 }
 
 /// MaxNet router parameters (seed 000).
@@ -96,8 +100,7 @@ pub struct RcpRouterParams {
     pub gamma: f64,
     pub init_rate_fact: f64,
     pub min_pprtt: f64,
-    /// "ns2" or "last".
-    pub rtt_filter: &'static str,
+    pub rtt_filter: RcpRttFilter,
 }
 
 /// PIQI-RCP router parameters (reconstructed law).

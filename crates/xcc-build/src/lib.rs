@@ -1,0 +1,16 @@
+//! # xcc-build: scenarios and construction, shared by every driver
+//!
+//! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution into integers.
+//! - [`construct`]: the xcc-core state machines a resolved scenario asks for.
+//! - [`topology`]: adjacency and per-flow routes.
+//! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
+//!
+//! The simulator (`xcc-sim`) and the emulator (`xcc-emu`) both depend on this crate and neither
+//! on the other.
+
+pub mod capture;
+pub mod construct;
+pub mod scenario;
+pub mod topology;
+
+pub use scenario::{resolve, Format, Scenario, ScenarioError};
