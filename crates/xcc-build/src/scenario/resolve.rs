@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::ScenarioError;
+use super::memory;
 use super::model::*;
 use super::spec::*;
 use xcc_core::link::{MarkMaxUnit, RcpRttFilter, RedAction, RedUnit, RedVariant};
@@ -25,11 +26,25 @@ pub fn resolve(text: &str, source: &str, format: Format) -> Result<Scenario, Sce
     let err =
         |path: &str, message: String| ScenarioError { source: source.to_string(), path: path.to_string(), message };
     let value: Value = match format {
-        Format::Toml => toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {}", e.message())))?,
+        Format::Toml => toml::from_str(text)
+            .map_err(|e| err(&toml_location(text, &e), format!("not valid TOML: {}", e.message())))?,
         Format::Json => serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON: {e}")))?,
     };
     let top: TopSpec = typed(value, "", source)?;
-    Resolver { source, nodes: Vec::new(), by_name: HashMap::new() }.run(top)
+    Resolver { source, nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }.run(top)
+}
+
+/// Where a TOML syntax error is: the line and its key (`line 14 (count)`), as the document has
+/// no typed field paths yet.
+fn toml_location(text: &str, e: &toml::de::Error) -> String {
+    let Some(span) = e.span() else { return String::new() };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    match line.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() => format!("line {line_no} ({})", key.trim()),
+        _ => format!("line {line_no}"),
+    }
 }
 
 /// Deserialises `value` into `T`, naming the offending field on error.
@@ -37,7 +52,9 @@ fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Resul
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
         let path = match (prefix.is_empty(), inner == ".") {
-            (true, _) => inner,
+            // The document itself (wrong type, a missing top-level field the message names).
+            (true, true) => "(top level)".to_string(),
+            (true, false) => inner,
             (false, true) => prefix.to_string(),
             (false, false) => format!("{prefix}.{inner}"),
         };
@@ -62,6 +79,8 @@ struct Resolver<'a> {
     source: &'a str,
     nodes: Vec<Node>,
     by_name: HashMap<String, u32>,
+    /// Estimated memory the expanded entries need so far (see `memory`).
+    expanded_bytes: u64,
 }
 
 impl<'a> Resolver<'a> {
@@ -69,8 +88,13 @@ impl<'a> Resolver<'a> {
         ScenarioError { source: self.source.to_string(), path: path.to_string(), message: message.into() }
     }
 
-    /// Expands an array of entries that may carry `count = N` with `{i}` templates.
-    fn expand<T: DeserializeOwned>(&self, array: &str, entries: Vec<Value>) -> Result<Vec<(String, T)>, ScenarioError> {
+    /// Expands an array of entries that may carry `count = N` with `{i}` templates. Refuses,
+    /// before allocating, an expansion that would not fit in the machine's available memory.
+    fn expand<T: DeserializeOwned>(
+        &mut self,
+        array: &str,
+        entries: Vec<Value>,
+    ) -> Result<Vec<(String, T)>, ScenarioError> {
         let mut out = Vec::new();
         for (k, mut entry) in entries.into_iter().enumerate() {
             let base = format!("{array}[{k}]");
@@ -83,8 +107,17 @@ impl<'a> Resolver<'a> {
                     )
                 }
             };
+            let per_copy = memory::per_entry_bytes::<T>(&entry);
+            let copies = count.unwrap_or(1);
+            self.expanded_bytes = self.expanded_bytes.saturating_add(per_copy.saturating_mul(copies));
+            if let Err(m) = memory::check(self.expanded_bytes, per_copy, copies) {
+                return Err(self.err(&format!("{base}.count"), m));
+            }
             match count {
                 None => out.push((base.clone(), typed(entry, &base, self.source)?)),
+                Some(n) if n > u32::MAX as u64 => {
+                    return Err(self.err(&format!("{base}.count"), format!("{n}: expected at most {}", u32::MAX)))
+                }
                 Some(n) => {
                     for i in 1..=n {
                         let mut e = entry.clone();
@@ -167,6 +200,12 @@ impl<'a> Resolver<'a> {
         for (k, t) in top.transactions.into_iter().enumerate() {
             let path = format!("transactions[{k}]");
             let spec: TransactionsSpec = typed(t, &path, self.source)?;
+            // Each transaction becomes a request and a response flow in the driver.
+            let per_txn = 2 * memory::per_entry_bytes::<Flow>(&Value::Null);
+            self.expanded_bytes = self.expanded_bytes.saturating_add(per_txn.saturating_mul(spec.count as u64));
+            if let Err(m) = memory::check(self.expanded_bytes, per_txn, spec.count as u64) {
+                return Err(self.err(&format!("{path}.count"), m));
+            }
             transactions.push(self.transactions(&path, spec, duration_ns)?);
         }
         let interval_ns = match top.metrics.and_then(|m| m.interval) {
@@ -350,6 +389,9 @@ impl<'a> Resolver<'a> {
             None => 1500,
             Some(s) => match parse_bytes(&s).map_err(|m| self.err(&format!("{path}.mean_packet"), m))? {
                 0 => return Err(self.err(&format!("{path}.mean_packet"), "expected a positive size")),
+                b if b > 65_535 => {
+                    return Err(self.err(&format!("{path}.mean_packet"), format!("'{s}': expected at most 65535 B")))
+                }
                 b => b as u32,
             },
         };
