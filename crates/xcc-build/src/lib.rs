@@ -3,6 +3,7 @@
 //! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution into integers.
 //! - [`construct`]: the xcc-core state machines a resolved scenario asks for.
 //! - [`topology`]: adjacency and per-flow routes.
+//! - [`schema`]: the result tables' columns, declared once for both drivers and Python.
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
 //! The simulator (`xcc-sim`) and the emulator (`xcc-emu`) both depend on this crate and neither
@@ -11,6 +12,7 @@
 pub mod capture;
 pub mod construct;
 pub mod scenario;
+pub mod schema;
 pub mod topology;
 
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

@@ -613,6 +613,19 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             }
         }
     }
+    let written = [
+        ("flows", &flows),
+        ("links", &links),
+        ("flow_series", &flow_series),
+        ("link_series", &link_series),
+        ("transactions", &transactions),
+    ];
+    for (name, table) in written {
+        // The schema is declared once (xcc_build::schema); writing another column is a bug.
+        if let Err(e) = xcc_build::schema::check_columns(name, table.keys().copied()) {
+            panic!("{e}");
+        }
+    }
     let st = &router.fabric.stats;
     json!({
         "tables": {

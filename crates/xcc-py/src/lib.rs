@@ -211,6 +211,25 @@ fn run_sessions(py: Python<'_>, text: &str, source: &str, progress: Option<PyObj
     Ok(d.into_any().unbind())
 }
 
+/// A scenario quantity in SI base units (`"5ms"` -> 0.005, `"10Mbps"` -> 1e7, `"30pkt"` ->
+/// 30.0), read by the scenario parser's own units code; None if it is not one.
+#[pyfunction]
+fn quantity_si(text: &str) -> Option<f64> {
+    xcc_sim::scenario::units::si_value(text)
+}
+
+/// The result tables' columns, declared once in Rust (`xcc_build::schema`): a list of
+/// (table, [(name, dtype, unit, doc, nullable)]).
+#[pyfunction]
+fn table_schema() -> TableSchema {
+    xcc_sim::schema::TABLES
+        .iter()
+        .map(|(t, cols)| (*t, cols.iter().map(|c| (c.name, c.dtype.name(), c.unit, c.doc, c.nullable)).collect()))
+        .collect()
+}
+
+type TableSchema = Vec<(&'static str, Vec<(&'static str, &'static str, &'static str, &'static str, bool)>)>;
+
 /// Names of the session protocols this build can run (`run_sessions`' `protocol`).
 #[pyfunction]
 fn session_protocols() -> Vec<&'static str> {
@@ -225,5 +244,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(run_sessions, m)?)?;
     m.add_function(wrap_pyfunction!(session_protocols, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity_si, m)?)?;
+    m.add_function(wrap_pyfunction!(table_schema, m)?)?;
     Ok(())
 }

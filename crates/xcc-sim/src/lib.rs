@@ -20,7 +20,7 @@ pub mod session;
 pub mod sim;
 
 // The scenario format, topology and construction live in xcc-build (shared with xcc-emu).
-pub use xcc_build::{capture, construct, scenario, topology};
+pub use xcc_build::{capture, construct, scenario, schema, topology};
 
 pub use output::{RunOutput, RunStats, Table};
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

@@ -119,8 +119,37 @@ pub fn parse_amount(s: &str, allow_unlimited: bool) -> Result<Amount, String> {
     }
 }
 
+/// The number behind a quantity in SI base units: seconds, bit/s, bytes, or a packet count
+/// (`"5ms"` -> 0.005, `"10Mbps"` -> 1e7); `None` if it is not a quantity this parser accepts.
+/// Python's sweep catalog and plots read parameter values through this (one units parser).
+pub fn si_value(s: &str) -> Option<f64> {
+    if let Ok(ns) = parse_duration_ns(s) {
+        return Some(ns as f64 / 1e9);
+    }
+    if let Ok(bps) = parse_rate_bps(s) {
+        return Some(bps as f64);
+    }
+    match parse_amount(s, false) {
+        Ok(Amount::Packets(p)) => Some(p),
+        Ok(Amount::Bytes(b)) => Some(b),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn si_values_are_in_base_units() {
+        assert_eq!(si_value("5ms"), Some(0.005));
+        assert_eq!(si_value("10Mbps"), Some(1e7));
+        assert_eq!(si_value("1.5KB"), Some(1500.0));
+        assert_eq!(si_value("1KiB"), Some(1024.0));
+        assert_eq!(si_value("30pkt"), Some(30.0));
+        assert_eq!(si_value("unlimited"), None);
+        assert_eq!(si_value("fast"), None);
+        assert_eq!(si_value("1e300s"), None);
+    }
     use super::*;
 
     #[test]
