@@ -98,12 +98,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .algorithms import ALGORITHMS
+    from .algorithms import algorithms
     from .reproduce import EXPERIMENTS
 
     print("Algorithms")
     print(f"  {'name':<11} {'role':<10} {'status':<12} provenance")
-    for a in ALGORITHMS:
+    for a in algorithms():
         print(f"  {a.name:<11} {a.role:<10} {a.status:<12} {a.provenance}")
     print()
     _print_experiments(EXPERIMENTS)

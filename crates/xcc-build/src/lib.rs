@@ -11,6 +11,7 @@
 
 pub mod capture;
 pub mod construct;
+pub mod queue;
 pub mod scenario;
 pub mod schema;
 pub mod topology;

@@ -230,6 +230,18 @@ fn table_schema() -> TableSchema {
 
 type TableSchema = Vec<(&'static str, Vec<(&'static str, &'static str, &'static str, &'static str, bool)>)>;
 
+/// The names of every algorithm this build runs, by role, from the registries: "link" (a
+/// link's `queue`), "host" (a flow's `cc`), "session" (`run_sessions`' protocols).
+#[pyfunction]
+fn algorithm_names() -> Vec<(&'static str, Vec<&'static str>)> {
+    use xcc_sim::scenario::model::{Cc, Queue};
+    vec![
+        ("host", Cc::NAMES.to_vec()),
+        ("link", Queue::NAMES.to_vec()),
+        ("session", xcc_sim::session::protocols::PROTOCOLS.to_vec()),
+    ]
+}
+
 /// Names of the session protocols this build can run (`run_sessions`' `protocol`).
 #[pyfunction]
 fn session_protocols() -> Vec<&'static str> {
@@ -246,5 +258,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(session_protocols, m)?)?;
     m.add_function(wrap_pyfunction!(quantity_si, m)?)?;
     m.add_function(wrap_pyfunction!(table_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithm_names, m)?)?;
     Ok(())
 }

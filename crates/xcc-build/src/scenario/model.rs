@@ -2,7 +2,39 @@
 //! into integers. This is what the simulator builds from and what `run.json` records.
 
 use serde::Serialize;
-use xcc_core::link::{MarkMaxUnit, RcpRttFilter, RedAction, RedUnit, RedVariant};
+
+pub use crate::queue::{DropTailParams, JetMaxRouterParams};
+pub use crate::queue::{
+    MarkMaxLetter, MarkMaxParams, MaxNetRouterParams, PiqiRcpRouterParams, Queue, RcpRouterParams, RedParams,
+    XcpRouterParams,
+};
+
+/// Declares a registry: an enum with one variant per algorithm, each after the name scenarios
+/// use for it, and derives from that one list `NAMES` (errors, `xcc list`, Python) and `name()`.
+macro_rules! registry {
+    (
+        $(#[$em:meta])*
+        pub enum $E:ident {
+            $( $(#[$vm:meta])* $kw:literal => $V:ident $(($T:ty))? $({ $($fields:tt)* })? ),* $(,)?
+        }
+    ) => {
+        $(#[$em])*
+        pub enum $E {
+            $( $(#[$vm])* $V $(($T))? $({ $($fields)* })? ),*
+        }
+
+        impl $E {
+            /// The names scenarios use, in registry order.
+            pub const NAMES: &'static [&'static str] = &[$($kw),*];
+
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( $E::$V { .. } => $kw ),*
+                }
+            }
+        }
+    };
+}
 
 /// A fully resolved scenario.
 #[derive(Clone, Debug, Serialize)]
@@ -40,121 +72,6 @@ pub struct Buffer {
     pub bytes: Option<u64>,
 }
 
-/// RED parameters as written in the scenario (thresholds in `unit`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RedParams {
-    pub w_q: f64,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub unit: RedUnit,
-    pub variant: RedVariant,
-    pub action: RedAction,
-    pub mean_packet_bytes: u32,
-}
-
-/// MarkMax parameters (seed 003): thresholds in `unit`, `θ_l < θ < θ_h`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct MarkMaxParams {
-    pub variant: MarkMaxLetter,
-    pub unit: MarkMaxUnit,
-    pub theta_l: u64,
-    pub theta: u64,
-    pub theta_h: u64,
-    /// MarkMax-T's tail fraction in (0, 1]; `None` for MarkMax-B.
-    pub tail: Option<f64>,
-}
-
-/// Which MarkMax (seed 003): the whole backlog (B) or the tail backlog (T).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MarkMaxLetter {
-    B,
-    T,
-}
-
-/// MaxNet router parameters (seed 000).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct MaxNetRouterParams {
-    pub mu: f64,
-    pub dt_p_ns: u64,
-    pub t0_ns: u64,
-    pub t_s: f64,
-    pub x_max_bps: f64,
-}
-
-/// XCP router parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct XcpRouterParams {
-    pub alpha: f64,
-    pub beta: f64,
-    pub gamma: f64,
-}
-
-/// RCP router parameters (the preset's name is recorded for the report).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RcpRouterParams {
-    pub preset: &'static str,
-    pub alpha: f64,
-    pub beta: f64,
-    pub gamma: f64,
-    pub init_rate_fact: f64,
-    pub min_pprtt: f64,
-    pub rtt_filter: RcpRttFilter,
-}
-
-/// PIQI-RCP router parameters (reconstructed law).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct PiqiRcpRouterParams {
-    pub interval_ns: u64,
-    /// `None`: kappa* from the largest RTT carried ("auto").
-    pub kappa: Option<f64>,
-    pub gamma: f64,
-    pub initial_fraction: f64,
-    pub rtt0_ns: u64,
-}
-
-/// JetMax router parameters (reconstructed law).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct JetMaxRouterParams {
-    pub gamma: f64,
-    pub interval_ns: u64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Queue {
-    DropTail,
-    Red(RedParams),
-    #[serde(rename = "markmax")]
-    MarkMax(MarkMaxParams),
-    #[serde(rename = "maxnet")]
-    MaxNet(MaxNetRouterParams),
-    #[serde(rename = "xcp")]
-    Xcp(XcpRouterParams),
-    #[serde(rename = "rcp")]
-    Rcp(RcpRouterParams),
-    #[serde(rename = "piqi-rcp")]
-    PiqiRcp(PiqiRcpRouterParams),
-    #[serde(rename = "jetmax")]
-    JetMax(JetMaxRouterParams),
-}
-
-impl Queue {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Queue::DropTail => "droptail",
-            Queue::Red(_) => "red",
-            Queue::MarkMax(_) => "markmax",
-            Queue::MaxNet(_) => "maxnet",
-            Queue::Xcp(_) => "xcp",
-            Queue::Rcp(_) => "rcp",
-            Queue::PiqiRcp(_) => "piqi-rcp",
-            Queue::JetMax(_) => "jetmax",
-        }
-    }
-}
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Link {
     pub name: String,
@@ -183,46 +100,37 @@ pub struct Transport {
     pub pace: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Cc {
-    NewReno {
-        initial_window: u32,
-    },
-    #[serde(rename = "maxnet")]
-    MaxNet {
-        x_max_bps: f64,
-        t_s: f64,
-        alpha: f64,
-        eta: f64,
-        dt_min_ns: u64,
-        maxstart: bool,
-        /// Pace at the source rate (ours; `docs/algorithms/maxnet.md`).
-        pace: bool,
-    },
-    #[serde(rename = "xcp")]
-    Xcp,
-    #[serde(rename = "rcp")]
-    Rcp,
-    #[serde(rename = "piqi-rcp")]
-    PiqiRcp,
-    #[serde(rename = "jetmax")]
-    JetMax {
-        tau: f64,
-        probe_wait_ns: u64,
-    },
-}
-
-impl Cc {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Cc::NewReno { .. } => "newreno",
-            Cc::MaxNet { .. } => "maxnet",
-            Cc::Xcp => "xcp",
-            Cc::Rcp => "rcp",
-            Cc::PiqiRcp => "piqi-rcp",
-            Cc::JetMax { .. } => "jetmax",
-        }
+registry! {
+    /// The congestion control of a flow's sender, with its resolved parameters: the registry of
+    /// host algorithms (one line each; the names scenarios use come from here).
+    #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    pub enum Cc {
+        "newreno" => NewReno {
+            initial_window: u32,
+        },
+        #[serde(rename = "maxnet")]
+        "maxnet" => MaxNet {
+            x_max_bps: f64,
+            t_s: f64,
+            alpha: f64,
+            eta: f64,
+            dt_min_ns: u64,
+            maxstart: bool,
+            /// Pace at the source rate (ours; `docs/algorithms/maxnet.md`).
+            pace: bool,
+        },
+        #[serde(rename = "xcp")]
+        "xcp" => Xcp,
+        #[serde(rename = "rcp")]
+        "rcp" => Rcp,
+        #[serde(rename = "piqi-rcp")]
+        "piqi-rcp" => PiqiRcp,
+        #[serde(rename = "jetmax")]
+        "jetmax" => JetMax {
+            tau: f64,
+            probe_wait_ns: u64,
+        },
     }
 }
 

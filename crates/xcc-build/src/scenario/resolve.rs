@@ -10,7 +10,6 @@ use super::error::ScenarioError;
 use super::memory;
 use super::model::*;
 use super::spec::*;
-use xcc_core::link::{MarkMaxUnit, RcpRttFilter, RedAction, RedUnit, RedVariant};
 
 use super::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
 
@@ -48,7 +47,7 @@ fn toml_location(text: &str, e: &toml::de::Error) -> String {
 }
 
 /// Deserialises `value` into `T`, naming the offending field on error.
-fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
+pub fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
         let path = match (prefix.is_empty(), inner == ".") {
@@ -75,8 +74,8 @@ fn substitute(v: &mut Value, i: u64) -> bool {
     }
 }
 
-struct Resolver<'a> {
-    source: &'a str,
+pub struct Resolver<'a> {
+    pub(crate) source: &'a str,
     nodes: Vec<Node>,
     by_name: HashMap<String, u32>,
     /// Estimated memory the expanded entries need so far (see `memory`).
@@ -84,7 +83,13 @@ struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
+    /// A resolver with no nodes, for unit tests of entry resolution.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Resolver<'static> {
+        Resolver { source: "test", nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }
+    }
+
+    pub(crate) fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
         ScenarioError { source: self.source.to_string(), path: path.to_string(), message: message.into() }
     }
 
@@ -166,7 +171,7 @@ impl<'a> Resolver<'a> {
         Ok(id)
     }
 
-    fn time(&self, path: &str, s: &str) -> Result<u64, ScenarioError> {
+    pub(crate) fn time(&self, path: &str, s: &str) -> Result<u64, ScenarioError> {
         parse_duration_ns(s).map_err(|m| self.err(path, m))
     }
 
@@ -308,259 +313,20 @@ impl<'a> Resolver<'a> {
             }
         };
         let Some(q) = q else {
-            return Ok(Queue::DropTail);
+            return Ok(Queue::DropTail(DropTailParams {}));
         };
         let kind =
             kind_of(q).ok_or_else(|| self.err(path, "expected \"droptail\", \"red\" or a table with kind = ..."))?;
-        match (kind.as_str(), q) {
-            ("droptail", Value::String(_)) => Ok(Queue::DropTail),
-            ("droptail", Value::Object(o)) if o.len() == 1 => Ok(Queue::DropTail),
-            ("droptail", _) => Err(self.err(path, "droptail takes no parameters (its limit is the link's buffer)")),
-            ("red", Value::String(_)) => {
-                Err(self
-                    .err(path, "red needs its thresholds: { kind = \"red\", min_th = \"30pkt\", max_th = \"90pkt\" }"))
-            }
-            ("red", v) => self.red(path, typed(v.clone(), path, self.source)?),
-            ("markmax", Value::String(_)) => Err(self.err(
-                path,
-                "markmax needs its thresholds: { kind = \"markmax\", variant = \"b\", theta = \"240pkt\" }",
-            )),
-            ("markmax", v) => self.markmax(path, typed(v.clone(), path, self.source)?),
-            ("maxnet", Value::String(_)) => self.maxnet_queue(path, None),
-            ("maxnet", v) => self.maxnet_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("xcp", Value::String(_)) => self.xcp_queue(path, None),
-            ("xcp", v) => self.xcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("rcp", Value::String(_)) => self.rcp_queue(path, None),
-            ("rcp", v) => self.rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("piqi-rcp", Value::String(_)) => self.piqi_rcp_queue(path, None),
-            ("piqi-rcp", v) => self.piqi_rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("jetmax", Value::String(_)) => self.jetmax_queue(path, None),
-            ("jetmax", v) => self.jetmax_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            (other, _) => Err(self.err(
-                &format!("{path}.kind"),
-                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
-            )),
-        }
-    }
-
-    fn red(&self, path: &str, r: RedSpec) -> Result<Queue, ScenarioError> {
-        let min = parse_amount(&r.min_th, false).map_err(|m| self.err(&format!("{path}.min_th"), m))?;
-        let max = parse_amount(&r.max_th, false).map_err(|m| self.err(&format!("{path}.max_th"), m))?;
-        let (unit, min_th, max_th) = match (min, max) {
-            (Amount::Packets(a), Amount::Packets(b)) => (RedUnit::Packets, a, b),
-            (Amount::Bytes(a), Amount::Bytes(b)) => (RedUnit::Bytes, a, b),
-            _ => {
-                return Err(self.err(
-                    &format!("{path}.max_th"),
-                    "min_th and max_th must use the same unit (both packets or both bytes)",
-                ))
-            }
-        };
-        if min_th >= max_th {
-            return Err(
-                self.err(&format!("{path}.max_th"), format!("expected max_th > min_th, found {max_th} <= {min_th}"))
-            );
-        }
-        let w_q = r.w_q.unwrap_or(0.002);
-        if !(w_q > 0.0 && w_q <= 1.0) {
-            return Err(self.err(&format!("{path}.w_q"), format!("{w_q}: expected 0 < w_q <= 1")));
-        }
-        let max_p = r.max_p.unwrap_or(0.1);
-        if !(max_p > 0.0 && max_p <= 1.0) {
-            return Err(self.err(&format!("{path}.max_p"), format!("{max_p}: expected 0 < max_p <= 1")));
-        }
-        let variant = match r.variant.as_deref().unwrap_or("classic") {
-            "gentle" => RedVariant::Gentle,
-            "classic" => RedVariant::Classic,
-            other => {
-                return Err(
-                    self.err(&format!("{path}.variant"), format!("'{other}': expected \"gentle\" or \"classic\""))
-                )
-            }
-        };
-        let action = match r.action.as_deref().unwrap_or("drop") {
-            "drop" => RedAction::Drop,
-            "mark" => RedAction::Mark,
-            other => {
-                return Err(self.err(&format!("{path}.action"), format!("'{other}': expected \"drop\" or \"mark\"")))
-            }
-        };
-        let mean_packet_bytes = match r.mean_packet {
-            None => 1500,
-            Some(s) => match parse_bytes(&s).map_err(|m| self.err(&format!("{path}.mean_packet"), m))? {
-                0 => return Err(self.err(&format!("{path}.mean_packet"), "expected a positive size")),
-                b if b > 65_535 => {
-                    return Err(self.err(&format!("{path}.mean_packet"), format!("'{s}': expected at most 65535 B")))
-                }
-                b => b as u32,
-            },
-        };
-        let _ = r.kind;
-        Ok(Queue::Red(RedParams { w_q, min_th, max_th, max_p, unit, variant, action, mean_packet_bytes }))
-    }
-
-    /// MarkMax (seed 003): `theta` required; `theta_l`, `theta_h` default to the paper's
-    /// guideline 0.85·θ and 1.15·θ (rounded to whole units); all three in one unit.
-    fn markmax(&self, path: &str, m: MarkMaxSpec) -> Result<Queue, ScenarioError> {
-        let amount = |field: &str, s: &str| -> Result<(MarkMaxUnit, f64), ScenarioError> {
-            match parse_amount(s, false).map_err(|e| self.err(&format!("{path}.{field}"), e))? {
-                Amount::Packets(p) => Ok((MarkMaxUnit::Packets, p)),
-                Amount::Bytes(b) => Ok((MarkMaxUnit::Bytes, b)),
-                Amount::Unlimited => Err(self.err(&format!("{path}.{field}"), "expected packets or bytes")),
-            }
-        };
-        let whole = |field: &str, v: f64| -> Result<u64, ScenarioError> {
-            if v.fract() != 0.0 || v < 0.0 {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a whole number of units")));
-            }
-            Ok(v as u64)
-        };
-        let (unit, theta) = amount("theta", &m.theta)?;
-        let theta = whole("theta", theta)?;
-        let side = |field: &str, v: &Option<String>, factor: f64| -> Result<u64, ScenarioError> {
-            match v {
-                None => Ok((theta as f64 * factor).round() as u64),
-                Some(s) => {
-                    let (u, x) = amount(field, s)?;
-                    if u != unit {
-                        return Err(self.err(
-                            &format!("{path}.{field}"),
-                            "theta_l, theta and theta_h must use the same unit (all packets or all bytes)",
-                        ));
-                    }
-                    whole(field, x)
-                }
-            }
-        };
-        let theta_l = side("theta_l", &m.theta_l, 0.85)?;
-        let theta_h = side("theta_h", &m.theta_h, 1.15)?;
-        if theta_l >= theta {
-            return Err(
-                self.err(&format!("{path}.theta_l"), format!("expected theta_l < theta, found {theta_l} >= {theta}"))
-            );
-        }
-        if theta_h <= theta {
-            return Err(
-                self.err(&format!("{path}.theta_h"), format!("expected theta_h > theta, found {theta_h} <= {theta}"))
-            );
-        }
-        let variant = match m.variant.as_deref().unwrap_or("b") {
-            "b" | "B" => MarkMaxLetter::B,
-            "t" | "T" => MarkMaxLetter::T,
-            other => return Err(self.err(&format!("{path}.variant"), format!("'{other}': expected \"b\" or \"t\""))),
-        };
-        let tail = match (variant, m.tail) {
-            (MarkMaxLetter::B, Some(_)) => {
-                return Err(self.err(&format!("{path}.tail"), "only MarkMax-T (variant = \"t\") takes a tail fraction"))
-            }
-            (MarkMaxLetter::B, None) => None,
-            (_, t) => {
-                let t = t.unwrap_or(0.1);
-                if !(t > 0.0 && t <= 1.0) {
-                    return Err(self.err(&format!("{path}.tail"), format!("{t}: expected a fraction in (0, 1]")));
-                }
-                Some(t)
-            }
-        };
-        let _ = m.kind;
-        Ok(Queue::MarkMax(MarkMaxParams { variant, unit, theta_l, theta, theta_h, tail }))
-    }
-
-    /// MaxNet's router: seed 000's defaults (dt_p 1 ms, T0 130 ms, T 0.4 s, x_max 1e15), mu 0.9.
-    fn maxnet_queue(&self, path: &str, m: Option<MaxNetQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::MaxNetRouterConfig::default();
-        let (mu, dt_p, t0, t, x_max) = match m {
-            None => (None, None, None, None, None),
-            Some(m) => (m.mu, m.dt_p, m.t0, m.t, m.x_max),
-        };
-        let mu = mu.unwrap_or(d.mu);
-        if !(mu > 0.0 && mu <= 1.0) {
-            return Err(self.err(&format!("{path}.mu"), format!("{mu}: expected 0 < mu <= 1")));
-        }
-        let positive_time = |field: &str, v: Option<String>, default: u64| -> Result<u64, ScenarioError> {
-            match v {
-                None => Ok(default),
-                Some(s) => match self.time(&format!("{path}.{field}"), &s)? {
-                    0 => Err(self.err(&format!("{path}.{field}"), "expected a positive time")),
-                    ns => Ok(ns),
-                },
-            }
-        };
-        let dt_p_ns = positive_time("dt_p", dt_p, d.dt_p.as_ns())?;
-        let t0_ns = positive_time("t0", t0, d.t0.as_ns())?;
-        let t_s = positive_time("t", t, (d.t_s * 1e9) as u64)? as f64 * 1e-9;
-        let x_max_bps = match x_max {
-            None => d.x_max_bps,
-            Some(s) => match parse_rate_bps(&s).map_err(|m| self.err(&format!("{path}.x_max"), m))? {
-                0 => return Err(self.err(&format!("{path}.x_max"), "expected a positive rate")),
-                r => r as f64,
-            },
-        };
-        Ok(Queue::MaxNet(MaxNetRouterParams { mu, dt_p_ns, t0_ns, t_s, x_max_bps }))
-    }
-
-    /// XCP's router: alpha 0.4, beta 0.226, gamma 0.1 unless given.
-    fn xcp_queue(&self, path: &str, m: Option<XcpQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::XcpRouterConfig::default();
-        let (alpha, beta, gamma) = match m {
-            None => (d.alpha, d.beta, d.gamma),
-            Some(m) => (m.alpha.unwrap_or(d.alpha), m.beta.unwrap_or(d.beta), m.gamma.unwrap_or(d.gamma)),
-        };
-        for (field, v) in [("alpha", alpha), ("beta", beta), ("gamma", gamma)] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a number >= 0")));
-            }
-        }
-        Ok(Queue::Xcp(XcpRouterParams { alpha, beta, gamma }))
-    }
-
-    /// RCP's router: a named preset (default "stanford": alpha 0.4, beta 1), then overrides.
-    fn rcp_queue(&self, path: &str, m: Option<RcpQueueSpec>) -> Result<Queue, ScenarioError> {
-        use xcc_core::link::{RcpRouterConfig, RCP_PRESETS};
-        let m = m.unwrap_or(RcpQueueSpec {
-            kind: "rcp".into(),
-            preset: None,
-            alpha: None,
-            beta: None,
-            gamma: None,
-            init_rate_fact: None,
-            min_pprtt: None,
-            rtt_filter: None,
-        });
-        let name = m.preset.as_deref().unwrap_or("stanford");
-        let Some(&(preset, ..)) = RCP_PRESETS.iter().find(|p| p.0 == name) else {
-            let known: Vec<&str> = RCP_PRESETS.iter().map(|p| p.0).collect();
-            return Err(self
-                .err(&format!("{path}.preset"), format!("unknown RCP preset '{name}' (known: {})", known.join(", "))));
-        };
-        let d = RcpRouterConfig::preset(preset).expect("preset listed");
-        let alpha = m.alpha.unwrap_or(d.alpha);
-        let beta = m.beta.unwrap_or(d.beta);
-        let gamma = m.gamma.unwrap_or(d.gamma);
-        let init_rate_fact = m.init_rate_fact.unwrap_or(d.init_rate_fact);
-        let min_pprtt = m.min_pprtt.unwrap_or(d.min_pprtt);
-        for (field, v) in [("alpha", alpha), ("beta", beta), ("min_pprtt", min_pprtt)] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a number >= 0")));
-            }
-        }
-        for (field, v) in [("gamma", gamma), ("init_rate_fact", init_rate_fact)] {
-            if !(v > 0.0 && v <= 1.0) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected 0 < {field} <= 1")));
-            }
-        }
-        let rtt_filter = match m.rtt_filter.as_deref() {
-            None | Some("ns2") => RcpRttFilter::Ns2Ewma,
-            Some("last") => RcpRttFilter::LastSample,
-            Some(other) => {
-                return Err(self.err(&format!("{path}.rtt_filter"), format!("'{other}': expected \"ns2\" or \"last\"")))
-            }
-        };
-        Ok(Queue::Rcp(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt, rtt_filter }))
+        // A bare name (`queue = "xcp"`) asks for the defaults; a table gives parameters.
+        let table = if q.is_string() { None } else { Some(q) };
+        Queue::resolve(&kind, self, path, table).unwrap_or_else(|| {
+            Err(self
+                .err(&format!("{path}.kind"), format!("unknown queue '{kind}' (known: {})", Queue::NAMES.join(", "))))
+        })
     }
 
     /// A utilisation target in (0, 1] at `path`.
-    fn utilisation(&self, path: &str, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
+    pub(crate) fn utilisation(&self, path: &str, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
         let g = v.unwrap_or(default);
         if !(g > 0.0 && g <= 1.0) {
             return Err(self.err(path, format!("{g}: expected 0 < gamma <= 1")));
@@ -569,7 +335,12 @@ impl<'a> Resolver<'a> {
     }
 
     /// A positive time at `path`, or `default_ns`.
-    fn positive_time_or(&self, path: &str, v: &Option<String>, default_ns: u64) -> Result<u64, ScenarioError> {
+    pub(crate) fn positive_time_or(
+        &self,
+        path: &str,
+        v: &Option<String>,
+        default_ns: u64,
+    ) -> Result<u64, ScenarioError> {
         match v {
             None => Ok(default_ns),
             Some(s) => match self.time(path, s)? {
@@ -577,54 +348,6 @@ impl<'a> Resolver<'a> {
                 ns => Ok(ns),
             },
         }
-    }
-
-    /// PIQI-RCP's router (reconstructed): T 5 ms, kappa auto (kappa*), gamma 0.98, R0 0.05 C,
-    /// RTT before any sample 200 ms.
-    fn piqi_rcp_queue(&self, path: &str, m: Option<PiqiRcpQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::PiqiRcpRouterConfig::default();
-        let m = m.unwrap_or(PiqiRcpQueueSpec {
-            kind: "piqi-rcp".into(),
-            interval: None,
-            kappa: None,
-            gamma: None,
-            initial: None,
-            rtt0: None,
-        });
-        let interval_ns = self.positive_time_or(&format!("{path}.interval"), &m.interval, d.interval.as_ns())?;
-        let kappa = match &m.kappa {
-            None => None,
-            Some(Value::String(s)) if s == "auto" => None,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(k) if k > 0.0 && k <= 1.0 => Some(k),
-                _ => return Err(self.err(&format!("{path}.kappa"), format!("{n}: expected 0 < kappa <= 1"))),
-            },
-            Some(other) => {
-                return Err(self
-                    .err(&format!("{path}.kappa"), format!("expected a number in (0, 1] or \"auto\", found {other}")))
-            }
-        };
-        let gamma = self.utilisation(&format!("{path}.gamma"), m.gamma, d.gamma)?;
-        let initial_fraction = m.initial.unwrap_or(d.initial_fraction);
-        if !(initial_fraction > 0.0 && initial_fraction <= 1.0) {
-            return Err(
-                self.err(&format!("{path}.initial"), format!("{initial_fraction}: expected a fraction of C in (0, 1]"))
-            );
-        }
-        let rtt0_ns = self.positive_time_or(&format!("{path}.rtt0"), &m.rtt0, d.rtt0.as_ns())?;
-        Ok(Queue::PiqiRcp(PiqiRcpRouterParams { interval_ns, kappa, gamma, initial_fraction, rtt0_ns }))
-    }
-
-    /// JetMax's router (reconstructed): gamma 0.95, D 20 ms.
-    fn jetmax_queue(&self, path: &str, m: Option<JetMaxQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::JetMaxRouterConfig::default();
-        let (gamma, interval) = match m {
-            None => (None, None),
-            Some(m) => (m.gamma, m.interval),
-        };
-        let gamma = self.utilisation(&format!("{path}.gamma"), gamma, d.gamma)?;
-        let interval_ns = self.positive_time_or(&format!("{path}.interval"), &interval, d.interval.as_ns())?;
-        Ok(Queue::JetMax(JetMaxRouterParams { gamma, interval_ns }))
     }
 
     /// MaxNet's source: seed 000 Section VI (x_max 1e15, T 0.4 s, alpha 0.66, eta 0.06,
@@ -797,10 +520,9 @@ impl<'a> Resolver<'a> {
             }
             "xcp" => Ok(Cc::Xcp),
             "rcp" => Ok(Cc::Rcp),
-            other => Err(self.err(
-                path,
-                format!("unknown congestion control '{other}' (known: newreno, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
-            )),
+            other => {
+                Err(self.err(path, format!("unknown congestion control '{other}' (known: {})", Cc::NAMES.join(", "))))
+            }
         }
     }
 
