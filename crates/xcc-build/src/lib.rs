@@ -10,6 +10,7 @@
 //! on the other.
 
 pub mod capture;
+pub mod cc;
 pub mod construct;
 pub mod queue;
 pub mod scenario;

@@ -89,7 +89,7 @@ impl Plan {
 /// over xcclab's own UDP transport instead.
 pub fn linux_cc(cc: &Cc) -> Option<&'static str> {
     match cc {
-        Cc::NewReno { .. } => Some("reno"),
+        Cc::NewReno(_) => Some("reno"),
         _ => None,
     }
 }

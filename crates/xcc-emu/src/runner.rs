@@ -183,8 +183,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         let FlowKind::Bulk { size_bytes, cc, transport } = f.kind else { continue };
         let (a, b) = flow_ports[i];
         let linux_cc = match (cc, stack) {
-            (Cc::NewReno { .. }, _) => Some("reno"),
-            (Cc::MaxNet { .. }, Stack::Kernel) => Some("maxnet"),
+            (Cc::NewReno(_), _) => Some("reno"),
+            (Cc::MaxNet(_), Stack::Kernel) => Some("maxnet"),
             _ => None,
         };
         match linux_cc {
@@ -234,8 +234,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         let port = 30000 + g as u16;
         // Kernel MaxNet (--stack kernel): Linux TCP with the BPF `maxnet` congestion control.
         let txn_cc = match (t.cc, stack) {
-            (Cc::NewReno { .. }, _) => Some("reno"),
-            (Cc::MaxNet { .. }, Stack::Kernel) => Some("maxnet"),
+            (Cc::NewReno(_), _) => Some("reno"),
+            (Cc::MaxNet(_), Stack::Kernel) => Some("maxnet"),
             _ => None,
         };
         let tcp = txn_cc.is_some();

@@ -3,38 +3,12 @@
 
 use serde::Serialize;
 
+pub use crate::cc::Cc;
 pub use crate::queue::{DropTailParams, JetMaxRouterParams};
 pub use crate::queue::{
     MarkMaxLetter, MarkMaxParams, MaxNetRouterParams, PiqiRcpRouterParams, Queue, RcpRouterParams, RedParams,
     XcpRouterParams,
 };
-
-/// Declares a registry: an enum with one variant per algorithm, each after the name scenarios
-/// use for it, and derives from that one list `NAMES` (errors, `xcc list`, Python) and `name()`.
-macro_rules! registry {
-    (
-        $(#[$em:meta])*
-        pub enum $E:ident {
-            $( $(#[$vm:meta])* $kw:literal => $V:ident $(($T:ty))? $({ $($fields:tt)* })? ),* $(,)?
-        }
-    ) => {
-        $(#[$em])*
-        pub enum $E {
-            $( $(#[$vm])* $V $(($T))? $({ $($fields)* })? ),*
-        }
-
-        impl $E {
-            /// The names scenarios use, in registry order.
-            pub const NAMES: &'static [&'static str] = &[$($kw),*];
-
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $( $E::$V { .. } => $kw ),*
-                }
-            }
-        }
-    };
-}
 
 /// A fully resolved scenario.
 #[derive(Clone, Debug, Serialize)]
@@ -98,40 +72,6 @@ pub struct Transport {
     pub min_rto_ns: u64,
     pub initial_rto_ns: u64,
     pub pace: bool,
-}
-
-registry! {
-    /// The congestion control of a flow's sender, with its resolved parameters: the registry of
-    /// host algorithms (one line each; the names scenarios use come from here).
-    #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-    #[serde(tag = "kind", rename_all = "snake_case")]
-    pub enum Cc {
-        "newreno" => NewReno {
-            initial_window: u32,
-        },
-        #[serde(rename = "maxnet")]
-        "maxnet" => MaxNet {
-            x_max_bps: f64,
-            t_s: f64,
-            alpha: f64,
-            eta: f64,
-            dt_min_ns: u64,
-            maxstart: bool,
-            /// Pace at the source rate (ours; `docs/algorithms/maxnet.md`).
-            pace: bool,
-        },
-        #[serde(rename = "xcp")]
-        "xcp" => Xcp,
-        #[serde(rename = "rcp")]
-        "rcp" => Rcp,
-        #[serde(rename = "piqi-rcp")]
-        "piqi-rcp" => PiqiRcp,
-        #[serde(rename = "jetmax")]
-        "jetmax" => JetMax {
-            tau: f64,
-            probe_wait_ns: u64,
-        },
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

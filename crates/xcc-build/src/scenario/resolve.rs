@@ -350,56 +350,6 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// MaxNet's source: seed 000 Section VI (x_max 1e15, T 0.4 s, alpha 0.66, eta 0.06,
-    /// dt_min 1 us), MaxStart on.
-    fn maxnet_cc(&self, path: &str, m: Option<MaxNetCcSpec>) -> Result<Cc, ScenarioError> {
-        let d = xcc_core::host::MaxNetConfig::default();
-        let m = m.unwrap_or(MaxNetCcSpec {
-            kind: "maxnet".into(),
-            x_max: None,
-            t: None,
-            alpha: None,
-            eta: None,
-            dt_min: None,
-            maxstart: None,
-            pace: None,
-        });
-        let x_max_bps = match &m.x_max {
-            None => d.x_max_bps,
-            Some(s) => match parse_rate_bps(s).map_err(|e| self.err(&format!("{path}.x_max"), e))? {
-                0 => return Err(self.err(&format!("{path}.x_max"), "expected a positive rate")),
-                r => r as f64,
-            },
-        };
-        let t_s = match &m.t {
-            None => d.t_s,
-            Some(s) => match self.time(&format!("{path}.t"), s)? {
-                0 => return Err(self.err(&format!("{path}.t"), "expected a positive time")),
-                ns => ns as f64 * 1e-9,
-            },
-        };
-        let alpha = m.alpha.unwrap_or(d.alpha);
-        let eta = m.eta.unwrap_or(d.eta);
-        for (field, v) in [("alpha", alpha), ("eta", eta)] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a positive number")));
-            }
-        }
-        let dt_min_ns = match &m.dt_min {
-            None => d.dt_min.as_ns(),
-            Some(s) => self.time(&format!("{path}.dt_min"), s)?,
-        };
-        Ok(Cc::MaxNet {
-            x_max_bps,
-            t_s,
-            alpha,
-            eta,
-            dt_min_ns,
-            maxstart: m.maxstart.unwrap_or(d.maxstart),
-            pace: m.pace.unwrap_or(d.pace),
-        })
-    }
-
     fn transport(&self, path: &str, t: Option<TransportSpec>) -> Result<Transport, ScenarioError> {
         let t = t.unwrap_or_default();
         let size = |field: &str, v: &Option<String>, default: u32| -> Result<u32, ScenarioError> {
@@ -456,74 +406,27 @@ impl<'a> Resolver<'a> {
     }
 
     fn cc(&self, path: &str, v: Option<Value>) -> Result<Cc, ScenarioError> {
-        let is_maxnet = match &v {
-            Some(Value::String(s)) => s == "maxnet",
-            Some(Value::Object(o)) => o.get("kind").and_then(|k| k.as_str()) == Some("maxnet"),
-            _ => false,
-        };
-        if is_maxnet {
-            let spec = match v {
-                Some(t @ Value::Object(_)) => Some(typed(t, path, self.source)?),
-                _ => None,
-            };
-            return self.maxnet_cc(path, spec);
-        }
-        match &v {
-            Some(Value::String(s)) if s == "piqi-rcp" => return Ok(Cc::PiqiRcp),
-            Some(Value::String(s)) if s == "jetmax" => {
-                let d = xcc_core::host::JetMaxConfig::default();
-                return Ok(Cc::JetMax { tau: d.tau, probe_wait_ns: d.probe_wait.as_ns() });
-            }
-            Some(o @ Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("jetmax") => {
-                let spec: JetMaxCcSpec = typed(o.clone(), path, self.source)?;
-                let d = xcc_core::host::JetMaxConfig::default();
-                let tau = spec.tau.unwrap_or(d.tau);
-                if !(tau > 0.0 && tau <= 1.0) {
-                    return Err(self.err(&format!("{path}.tau"), format!("{tau}: expected 0 < tau <= 1")));
-                }
-                let probe_wait_ns = match &spec.probe_wait {
-                    None => d.probe_wait.as_ns(),
-                    Some(s) => self.time(&format!("{path}.probe_wait"), s)?,
-                };
-                let _ = spec.kind;
-                return Ok(Cc::JetMax { tau, probe_wait_ns });
-            }
-            Some(Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("piqi-rcp") => {
-                if m.len() > 1 {
-                    return Err(self.err(path, "piqi-rcp's source takes no parameters (its rate is the routers')"));
-                }
-                return Ok(Cc::PiqiRcp);
-            }
-            _ => {}
-        }
-        let (kind, table) = match v {
+        let (kind, table) = match &v {
             None => ("newreno".to_string(), None),
-            Some(Value::String(s)) => (s, None),
-            Some(v @ Value::Object(_)) => {
-                let t: CcTableSpec = typed(v, path, self.source)?;
-                (t.kind.clone(), Some(t))
-            }
+            Some(Value::String(s)) => (s.clone(), None),
+            Some(t @ Value::Object(o)) => match o.get("kind").and_then(|k| k.as_str()) {
+                Some(k) => (k.to_string(), Some(t)),
+                // No usable kind: let the typed table name what is wrong with it.
+                None => {
+                    return Err(typed::<CcKindSpec>(t.clone(), path, self.source).err().unwrap_or_else(|| {
+                        self.err(&format!("{path}.kind"), "expected the name of a congestion control")
+                    }))
+                }
+            },
             Some(other) => {
                 return Err(self.err(path, format!("expected \"newreno\" or a table with kind = ..., found {other}")))
             }
         };
-        match kind.as_str() {
-            "newreno" | "reno" => {
-                let initial_window = table.and_then(|t| t.initial_window).unwrap_or(2);
-                if initial_window == 0 {
-                    return Err(self.err(&format!("{path}.initial_window"), "expected at least 1 segment"));
-                }
-                Ok(Cc::NewReno { initial_window })
-            }
-            "xcp" | "rcp" if table.as_ref().is_some_and(|t| t.initial_window.is_some()) => {
-                Err(self.err(&format!("{path}.initial_window"), format!("{kind} takes no parameters")))
-            }
-            "xcp" => Ok(Cc::Xcp),
-            "rcp" => Ok(Cc::Rcp),
-            other => {
-                Err(self.err(path, format!("unknown congestion control '{other}' (known: {})", Cc::NAMES.join(", "))))
-            }
-        }
+        // "reno" is accepted as another name of newreno.
+        let name = if kind == "reno" { "newreno" } else { kind.as_str() };
+        Cc::resolve(name, self, path, table).unwrap_or_else(|| {
+            Err(self.err(path, format!("unknown congestion control '{kind}' (known: {})", Cc::NAMES.join(", "))))
+        })
     }
 
     fn window(

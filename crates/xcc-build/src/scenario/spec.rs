@@ -75,34 +75,10 @@ pub struct TransportSpec {
     pub pace: Option<bool>,
 }
 
+/// A `cc` table's `kind`, to report a table whose kind is missing or not a name.
 #[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct CcTableSpec {
+pub struct CcKindSpec {
     pub kind: String,
-    pub initial_window: Option<u32>,
-}
-
-/// `cc = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct MaxNetCcSpec {
-    pub kind: String,
-    pub x_max: Option<String>,
-    pub t: Option<String>,
-    pub alpha: Option<f64>,
-    pub eta: Option<f64>,
-    pub dt_min: Option<String>,
-    pub maxstart: Option<bool>,
-    pub pace: Option<bool>,
-}
-
-/// `cc = { kind = "jetmax", tau = 0.6, probe_wait = "100ms" }`.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct JetMaxCcSpec {
-    pub kind: String,
-    pub tau: Option<f64>,
-    pub probe_wait: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]
