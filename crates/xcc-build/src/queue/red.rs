@@ -16,18 +16,8 @@ pub struct RedSpec {
     pub mean_packet: Option<String>,
 }
 
-/// RED parameters as written in the scenario (thresholds in `unit`).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RedParams {
-    pub w_q: f64,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub max_p: f64,
-    pub unit: RedUnit,
-    pub variant: RedVariant,
-    pub action: RedAction,
-    pub mean_packet_bytes: u32,
-}
+/// RED's resolved parameters are xcc-core's own configuration (thresholds in `unit`).
+pub type RedParams = RedConfig;
 
 impl QueueConfig for RedParams {
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
@@ -93,19 +83,6 @@ impl QueueConfig for RedParams {
     }
 
     fn build(&self, rng: Pcg64Mcg, _rate_bps: u64) -> AnyLinkAlgorithm {
-        let p = self;
-        AnyLinkAlgorithm::Red(Red::new(
-            RedConfig {
-                w_q: p.w_q,
-                min_th: p.min_th,
-                max_th: p.max_th,
-                max_p: p.max_p,
-                unit: p.unit,
-                variant: p.variant,
-                action: p.action,
-                mean_packet_bytes: p.mean_packet_bytes,
-            },
-            rng,
-        ))
+        AnyLinkAlgorithm::Red(Red::new(*self, rng))
     }
 }

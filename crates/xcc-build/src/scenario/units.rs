@@ -10,7 +10,7 @@ pub const MAX_QUANTITY: u64 = 1 << 62;
 /// `v * scale` rounded to an integer, or an error if it does not fit under [`MAX_QUANTITY`].
 fn to_integer(s: &str, v: f64, scale: f64) -> Result<u64, String> {
     let x = (v * scale).round();
-    if !(x <= MAX_QUANTITY as f64) {
+    if x > MAX_QUANTITY as f64 {
         return Err(format!("'{}' is too large (at most 2^62 in the base unit)", s.trim()));
     }
     Ok(x as u64)
