@@ -151,7 +151,9 @@ buffer = "100pkt"
         ("1s", "1ms", '[[router]]\nname = "r{i}"\ncount = 100000000000\n', "router[0].count"),
     ],
 )
-def test_overflowing_quantities_exit_2_with_no_output(tmp_path, capsys, duration, delay, extra, field):
+def test_overflowing_quantities_exit_2_with_no_output(
+    tmp_path, capsys, duration, delay, extra, field
+):
     path = tmp_path / "bad.toml"
     text = QUANTITY_BASE.replace("DURATION", duration).replace("DELAY", delay) + extra
     path.write_text(text)
