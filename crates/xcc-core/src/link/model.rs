@@ -20,16 +20,27 @@ use crate::rng::{uniform01, Pcg64Mcg};
 use crate::wire::Ecn;
 use crate::{Dur, FlowId, Packet, Time};
 
-/// Where the packet of a carried item lives.
-pub trait PacketStore<T> {
+/// Where the packets of carried items live.
+pub trait Packets<T> {
     fn packet<'a>(&'a self, item: &'a T) -> &'a Packet;
     fn packet_mut<'a>(&'a mut self, item: &'a mut T) -> &'a mut Packet;
+}
+
+/// A driver's packet store: [`Packets`], and the arriving packet apart from the others, so the
+/// algorithm can hold it while it looks at (and marks) the waiting ones — with no copy.
+pub trait PacketStore<T>: Packets<T> {
+    /// The store without the arriving item's packet.
+    type Rest<'a>: Packets<T>
+    where
+        Self: 'a,
+        T: 'a;
+    fn split<'a>(&'a mut self, item: &'a mut T) -> (&'a mut Packet, Self::Rest<'a>);
 }
 
 /// The store for items that hold their packet themselves.
 pub struct Inline;
 
-impl<T: AsRef<Packet> + AsMut<Packet>> PacketStore<T> for Inline {
+impl<T: AsRef<Packet> + AsMut<Packet>> Packets<T> for Inline {
     #[inline]
     fn packet<'a>(&'a self, item: &'a T) -> &'a Packet {
         item.as_ref()
@@ -37,6 +48,17 @@ impl<T: AsRef<Packet> + AsMut<Packet>> PacketStore<T> for Inline {
     #[inline]
     fn packet_mut<'a>(&'a mut self, item: &'a mut T) -> &'a mut Packet {
         item.as_mut()
+    }
+}
+
+impl<T: AsRef<Packet> + AsMut<Packet>> PacketStore<T> for Inline {
+    type Rest<'a>
+        = Inline
+    where
+        T: 'a;
+    #[inline]
+    fn split<'a>(&'a mut self, item: &'a mut T) -> (&'a mut Packet, Inline) {
+        (item.as_mut(), Inline)
     }
 }
 
@@ -191,12 +213,11 @@ impl<T: Copy> LinkModel<T> {
     }
 
     #[inline]
-    fn depart<S: PacketStore<T> + ?Sized>(&mut self, k: usize, store: &mut S) {
-        let e = self.pipe[k];
+    fn depart<S: PacketStore<T> + ?Sized>(&mut self, k: usize, bytes: u32, is_data: bool, store: &mut S) {
         self.stats.packets_out += 1;
-        self.stats.bytes_out += e.bytes as u64;
-        if e.is_data {
-            self.stats.data_bytes_out += e.bytes as u64;
+        self.stats.bytes_out += bytes as u64;
+        if is_data {
+            self.stats.data_bytes_out += bytes as u64;
         }
         if self.departure_hooks {
             self.on_departure_hooks(k, store);
@@ -250,12 +271,12 @@ impl<T: Copy> LinkModel<T> {
             if e.start > t {
                 break;
             }
-            let (start, bytes) = (e.start, e.bytes);
+            let (start, bytes, is_data) = (e.start, e.bytes, e.is_data);
             self.integrate(start);
             self.waiting_bytes -= bytes as u64;
             self.waiting_packets -= 1;
             self.started += 1;
-            self.depart(self.started - 1, store);
+            self.depart(self.started - 1, bytes, is_data, store);
         }
     }
 
@@ -274,11 +295,10 @@ impl<T: Copy> LinkModel<T> {
         let verdict = if self.passive {
             Verdict::Queue
         } else {
-            // The algorithm gets the arriving packet (a copy, written back: it is not in the
-            // pipe yet, so the view never sees it) and, through the view, the waiting ones (it
-            // may mark them).
+            // The algorithm gets the arriving packet and, through the view, the waiting ones (it
+            // may mark them): the store is split around the arriving packet.
             let idle_since = (self.started == self.pipe.len() && now >= self.busy_until).then_some(self.busy_until);
-            let mut pkt = *store.packet(&item);
+            let (pkt, rest) = store.split(&mut item);
             let mut view = View {
                 pipe: &mut self.pipe,
                 started: self.started,
@@ -286,13 +306,12 @@ impl<T: Copy> LinkModel<T> {
                 waiting_packets: self.waiting_packets,
                 idle_since,
                 rate_bps: self.rate_bps,
-                store: &mut *store,
+                store: rest,
                 marks: 0,
             };
-            let verdict = self.algo.on_enqueue(now, &mut pkt, &mut view);
+            let verdict = self.algo.on_enqueue(now, pkt, &mut view);
             // CE set on waiting packets through the view (MarkMax) counts as marks too.
             self.stats.marks += view.marks;
-            *store.packet_mut(&mut item) = pkt;
             verdict
         };
         let over = self.waiting_packets + 1 > self.max_packets || self.waiting_bytes + bytes as u64 > self.max_bytes;
@@ -330,7 +349,7 @@ impl<T: Copy> LinkModel<T> {
         self.pipe.push_back(PipeEntry { item, bytes, is_data, jitter_ns, start, end });
         if start <= now {
             self.started += 1;
-            self.depart(self.pipe.len() - 1, store);
+            self.depart(self.pipe.len() - 1, bytes, is_data, store);
         } else {
             self.integrate(now);
             self.waiting_bytes += bytes as u64;
@@ -412,19 +431,19 @@ impl<T: Copy> LinkModel<T> {
 }
 
 /// The queue as a link algorithm sees it.
-struct View<'a, T, S: ?Sized> {
+struct View<'a, T, S> {
     pipe: &'a mut VecDeque<PipeEntry<T>>,
     started: usize,
     waiting_bytes: u64,
     waiting_packets: u64,
     idle_since: Option<Time>,
     rate_bps: u64,
-    store: &'a mut S,
+    store: S,
     /// Waiting packets marked through `mark_first_of` during this call.
     marks: u64,
 }
 
-impl<T, S: PacketStore<T> + ?Sized> QueueView for View<'_, T, S> {
+impl<T, S: Packets<T>> QueueView for View<'_, T, S> {
     fn backlog_bytes(&self) -> u64 {
         self.waiting_bytes
     }
