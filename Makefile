@@ -17,7 +17,7 @@ $(BIN)/maturin:
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "maturin>=1.5,<2" "polars>=1.0" "matplotlib>=3.6" \
 		"numpy>=1.23" "tqdm>=4.60" "duckdb>=1.0" "dask[distributed]>=2024.1" \
-		"pytest>=7" "ruff>=0.4"
+		"tomli-w>=1.0" "pytest>=7" "ruff>=0.4"
 
 venv: $(BIN)/maturin
 

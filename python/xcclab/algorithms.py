@@ -1,10 +1,12 @@
 """What xcclab implements: algorithms with their status and provenance (``xcc list``).
 
-Provenance cites where the behaviour comes from (``/work/shared/specs/protocols.md`` tags:
-RFCs, the seed papers, reference code). "planned" algorithms are specified but not yet in
-the simulator; scenarios that name them are rejected by the scenario parser. "reconstructed"
-algorithms run in the simulator, but their papers' equations could not be read: the laws are
-our reconstruction from what is known (docs/algorithms/<name>.md says what and from where).
+The names come from the registries of the Rust code (``_native.algorithm_names()``: the link
+algorithms a link's ``queue`` may name, the host algorithms a flow's ``cc`` may name, the session
+protocols), so nothing here decides what a scenario accepts. ``NOTES`` adds what a registry does
+not know: whether an algorithm's laws are the paper's ("implemented") or our reconstruction from
+what is known ("reconstructed"; docs/algorithms/<name>.md says what and from where), and where
+its behaviour comes from (``/work/shared/specs/protocols.md`` tags: RFCs, the seed papers,
+reference code). An algorithm without a note is listed with its doc page.
 """
 
 from __future__ import annotations
@@ -16,76 +18,86 @@ from dataclasses import dataclass
 class Algorithm:
     name: str
     role: str  # "host" | "link" | "host+link"
-    status: str  # "implemented" | "reconstructed" | "planned"
+    status: str  # "implemented" | "reconstructed"
     provenance: str
 
 
-ALGORITHMS: tuple[Algorithm, ...] = (
-    Algorithm("newreno", "host", "implemented", "RFC 6582/3168 (NewReno + ECN, on RFC 5681/6298)"),
-    Algorithm("droptail", "link", "implemented", "FIFO tail drop, ns-2 DropTail (packet mode)"),
-    Algorithm("red", "link", "implemented", "Floyd & Jacobson 1993, classic or gentle (ns-2)"),
-    Algorithm(
-        "maxnet",
-        "host+link",
+#: name -> (status, provenance), for the names the registries give.
+NOTES: dict[str, tuple[str, str]] = {
+    "newreno": ("implemented", "RFC 6582/3168 (NewReno + ECN, on RFC 5681/6298)"),
+    "droptail": ("implemented", "FIFO tail drop, ns-2 DropTail (packet mode)"),
+    "red": ("implemented", "Floyd & Jacobson 1993, classic or gentle (ns-2)"),
+    "maxnet": (
         "implemented",
         "seed 000 (router Fig. 3, source Fig. 2, MaxStart, 24-bit price; pace = true paces)",
     ),
-    Algorithm(
-        "xcp",
-        "host+link",
+    "xcp": (
         "implemented",
         "Katabi et al. SIGCOMM 2002 in the ns-2.35 (USC/ISI) form: bytes/s feedback, x = rtt s / "
         "cwnd, residues; alpha 0.4, beta 0.226, gamma 0.1",
     ),
-    Algorithm(
-        "rcp",
-        "host+link",
+    "rcp": (
         "implemented",
         "Dukkipati et al., Stanford ns-2 RCP v4 law with presets stanford (0.4/1), fct (0.1/1), "
         "ns2 (0.4/0.4); paced sources with probes; session protocol with fct (seed 004)",
     ),
-    Algorithm(
-        "piqi-rcp",
-        "host+link",
+    "piqi-rcp": (
         "reconstructed",
-        "Jain & Loguinov IWQoS 2007 (abstract only), seeds 002/004: T = 5 ms, kappa* bound; "
-        "law reconstructed",
-    ),
-    Algorithm(
-        "jetmax",
-        "host+link",
+        "Jain & Loguinov IWQoS 2007 (abstract only), seeds 002/004: T = 5 ms, kappa* bound; law "
         "reconstructed",
-        "Zhang, Leonard & Loguinov INFOCOM 2006 (abstracts only), seeds 000/002; "
-        "laws and header reconstructed",
     ),
-    Algorithm(
-        "slbn",
-        "host+link",
+    "jetmax": (
+        "reconstructed",
+        "Zhang, Leonard & Loguinov INFOCOM 2006 (abstracts only), seeds 000/002; laws and header "
+        "reconstructed",
+    ),
+    "slbn": (
         "implemented",
         "seed 004 (StateLess B-Neck, Figs. 1-2; session simulator, xcc reproduce slbn-*)",
     ),
-    Algorithm(
-        "erica",
-        "host+link",
+    "erica": (
         "implemented",
-        "Kalyanaraman et al. ToN 2000 / ATM Forum 96-1172: ERICA+ eqs. (1)-(12) (OSU page)"
-        " with constant Fraction, one ER per VC per interval; TM 4.0 source (session protocol)",
+        "Kalyanaraman et al. ToN 2000 / ATM Forum 96-1172: ERICA+ eqs. (1)-(12) (OSU page) with "
+        "constant Fraction, one ER per VC per interval; TM 4.0 source (session protocol)",
     ),
-    Algorithm(
-        "bfyz",
-        "host+link",
+    "bfyz": (
         "reconstructed",
-        "Bartal et al. Algorithmica 2002, abstract only: frugal consistent marking"
-        " (O(1) per RM cell, per-session state, both passes of each cell as Charny's) rebuilt;"
-        " see docs/algorithms/bfyz.md",
+        "Bartal et al. Algorithmica 2002, abstract only: frugal consistent marking (O(1) per RM "
+        "cell, per-session state, both passes of each cell as Charny's) rebuilt; see "
+        "docs/algorithms/bfyz.md",
     ),
-    Algorithm(
-        "cobb",
-        "host+link",
+    "cobb": (
         "reconstructed",
-        "Cobb & Gouda SSS 2008 / TCS 2011, abstracts + seed 004 only: constant link state"
-        " rebuilt every period T; see docs/algorithms/cobb.md",
+        "Cobb & Gouda SSS 2008 / TCS 2011, abstracts + seed 004 only: constant link state rebuilt "
+        "every period T; see docs/algorithms/cobb.md",
     ),
-    Algorithm("markmax-b", "link", "implemented", "seed 003 (MarkMax, backlog variant)"),
-    Algorithm("markmax-t", "link", "implemented", "seed 003 (MarkMax, tail variant)"),
-)
+    "markmax": ("implemented", "seed 003 (MarkMax-B on the whole backlog, MarkMax-T on the tail)"),
+}
+
+
+def registry_names() -> dict[str, list[str]]:
+    """The registries' names by role: "host", "link", "session" (session names as scenarios
+    spell them, with "-")."""
+    from .errors import load_native
+
+    return {
+        role: [n.replace("_", "-") for n in names]
+        for role, names in load_native().algorithm_names()
+    }
+
+
+def algorithms() -> tuple[Algorithm, ...]:
+    """Every algorithm of the registries, host ones first, with its role, status and provenance."""
+    by_role = registry_names()
+    order: list[str] = []
+    for role in ("host", "link", "session"):
+        order += [n for n in by_role[role] if n not in order]
+    out = []
+    for name in order:
+        if name in by_role["session"] or (name in by_role["host"] and name in by_role["link"]):
+            role = "host+link"
+        else:
+            role = "host" if name in by_role["host"] else "link"
+        status, provenance = NOTES.get(name, ("implemented", f"docs/algorithms/{name}.md"))
+        out.append(Algorithm(name, role, status, provenance))
+    return tuple(out)

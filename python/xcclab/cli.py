@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
+#: 128 + SIGPIPE, what a shell reports for a command a closed pipe stopped.
+EXIT_BROKEN_PIPE = 141
 
 
 class _Parser(argparse.ArgumentParser):
@@ -105,12 +108,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .algorithms import ALGORITHMS
+    from .algorithms import algorithms
     from .reproduce import experiments
 
     print("Algorithms")
     print(f"  {'name':<11} {'role':<10} {'status':<12} provenance")
-    for a in ALGORITHMS:
+    for a in algorithms():
         print(f"  {a.name:<11} {a.role:<10} {a.status:<12} {a.provenance}")
     print()
     _print_experiments(experiments())
@@ -626,7 +629,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "plot" and args.format is None:
         args.format = ["png", "svg"]
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        # The reader went away (`xcc list | head`): stop quietly, as a SIGPIPE would, and keep
+        # the interpreter's own flush at exit from failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except NativeModuleMissing as exc:
         _err(exc)
         return EXIT_RUN_FAILED

@@ -1,7 +1,7 @@
 """Write packet captures in the classic pcap format (what ``tcpdump -w`` writes).
 
 The simulator encodes each packet departing the captured link as an IPv4 datagram (IPv4, UDP,
-xcclab's congestion shim and segment header; see ``crates/xcc-sim/src/capture.rs`` and
+xcclab's congestion shim and segment header; see ``crates/xcc-build/src/capture.rs`` and
 ``docs/pcap.md``); this module only frames those bytes. Choices:
 
 - link type ``LINKTYPE_RAW`` (101): the packets start with the IP header, no fake Ethernet;

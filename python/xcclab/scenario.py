@@ -31,7 +31,6 @@ import copy
 import json
 import math
 import os
-import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Union
@@ -42,9 +41,6 @@ Number = Union[int, float]
 
 #: Arrays of tables, in the order a scenario file lists them.
 ARRAY_TABLES = ("host", "router", "link", "flow", "arrivals", "transactions")
-#: Keys whose table value is written as a TOML sub-table (``[link.reverse]``) rather than inline.
-SUB_TABLES = {"link": ("reverse",), "flow": ("transport",), "arrivals": ("transport",)}
-SUB_TABLES["transactions"] = ("transport",)
 
 _TIME_UNITS = (("s", 10**9), ("ms", 10**6), ("us", 10**3), ("ns", 1))
 _RATE_UNITS = (("Tbps", 10**12), ("Gbps", 10**9), ("Mbps", 10**6), ("kbps", 10**3), ("bps", 1))
@@ -391,63 +387,12 @@ def _toml_loads(text: str) -> dict[str, Any]:
     return tomllib.loads(text)
 
 
-# -- a small TOML writer for the scenario structure --------------------------------------------
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _key(key: str) -> str:
-    return key if _BARE_KEY.match(key) else json.dumps(key)
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"TOML cannot hold {value!r}")
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)  # JSON escapes are valid TOML escapes
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        return "{ " + ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML: {value!r}")
-
-
 def dumps_toml(data: dict[str, Any], *, header: str | None = None) -> str:
-    """Write a scenario structure as TOML: scalars first, then arrays of tables, then tables."""
-    lines: list[str] = []
-    if header:
-        lines += [f"# {line}".rstrip() for line in header.strip("\n").splitlines()]
-        lines.append("")
-    tables: list[tuple[str, dict[str, Any]]] = []
-    arrays: list[tuple[str, list[dict[str, Any]]]] = []
-    for key, value in data.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            arrays.append((key, value))
-        elif isinstance(value, dict):
-            tables.append((key, value))
-        else:
-            lines.append(f"{_key(key)} = {_value(value)}")
-    for key, entries in arrays:
-        subs = SUB_TABLES.get(key, ())
-        for entry in entries:
-            lines += ["", f"[[{_key(key)}]]"]
-            later = []
-            for k, v in entry.items():
-                if k in subs and isinstance(v, dict):
-                    later.append((k, v))
-                else:
-                    lines.append(f"{_key(k)} = {_value(v)}")
-            for k, v in later:
-                lines.append(f"[{_key(key)}.{_key(k)}]")
-                lines += [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items()]
-    for key, table in tables:
-        lines += ["", f"[{_key(key)}]"]
-        lines += [f"{_key(k)} = {_value(v)}" for k, v in table.items()]
-    return "\n".join(lines) + "\n"
+    """Write a scenario structure as TOML (tomli-w), under ``header`` as comment lines."""
+    import tomli_w
+
+    text = tomli_w.dumps(data)
+    if not header:
+        return text
+    comments = "\n".join(f"# {line}".rstrip() for line in header.strip("\n").splitlines())
+    return comments + "\n\n" + text

@@ -89,7 +89,7 @@ def test_list_shows_algorithms_and_experiments(capsys):
     assert "newreno" in stdout and "implemented" in stdout and "RFC 6582/3168" in stdout
     for name in ("droptail", "red", "maxnet", "xcp", "rcp", "piqi-rcp", "jetmax", "slbn"):
         assert f"  {name} " in stdout
-    for name in ("erica", "bfyz", "cobb", "markmax-b", "markmax-t"):
+    for name in ("erica", "bfyz", "cobb", "markmax"):
         assert f"  {name} " in stdout
     assert "markmax-s1-dt" in stdout and "rcp-instability-49" in stdout
     assert "  piqi-rcp    host+link  reconstructed" in stdout
@@ -136,6 +136,56 @@ def test_experiment_ids_cover_the_catalog():
             assert any(e.startswith(ident[:-1]) for e in expanded), ident
         else:
             assert ident in expanded, ident
+
+
+QUANTITY_BASE = """
+name = "bad"
+duration = "DURATION"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "DELAY"
+buffer = "100pkt"
+"""
+
+
+@pytest.mark.parametrize(
+    ("duration", "delay", "extra", "field"),
+    [
+        ("1s", "1e300s", "", "link[0].delay"),
+        ("1e30s", "1ms", "", "duration"),
+        ("1s", "1ms", '[[router]]\nname = "r{i}"\ncount = 100000000000\n', "router[0].count"),
+    ],
+)
+def test_overflowing_quantities_exit_2_with_no_output(
+    tmp_path, capsys, duration, delay, extra, field
+):
+    path = tmp_path / "bad.toml"
+    text = QUANTITY_BASE.replace("DURATION", duration).replace("DELAY", delay) + extra
+    path.write_text(text)
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "run", str(path), "--out", str(out))
+    assert code == cli.EXIT_BAD_INPUT
+    assert f": {field}: " in err
+    assert not out.exists() and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`xcc list | head`: the reader goes away; xcc stops without a traceback or an error."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "xcclab.cli", "list"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={"PYTHONPATH": str(ROOT / "python"), "PATH": ""},
+    )
+    proc.stdout.close()  # nothing reads: the first flush meets a closed pipe
+    err = proc.stderr.read().decode()
+    assert proc.wait() == cli.EXIT_BROKEN_PIPE
+    assert err == ""
 
 
 def test_bench_worker_imports_only_the_native_module():

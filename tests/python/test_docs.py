@@ -6,7 +6,7 @@ import re
 
 import xcclab
 from conftest import ROOT
-from xcclab.algorithms import ALGORITHMS
+from xcclab.algorithms import NOTES, algorithms, registry_names
 from xcclab.schema import TABLES
 
 
@@ -20,8 +20,18 @@ def test_output_schema_lists_every_column():
 
 def test_readme_status_table_names_every_algorithm():
     text = (ROOT / "README.md").read_text()
-    for algo in ALGORITHMS:
+    for algo in algorithms():
         assert re.search(rf"\b{re.escape(algo.name)}\b", text), algo.name
+
+
+def test_every_algorithm_note_is_for_a_registry_name():
+    names = {n for role in registry_names().values() for n in role}
+    assert set(NOTES) <= names, set(NOTES) - names
+
+
+def test_every_algorithm_has_a_doc_page():
+    for algo in algorithms():
+        assert (ROOT / "docs" / "algorithms" / f"{algo.name}.md").exists(), algo.name
 
 
 def test_python_version_matches_cargo_workspace():

@@ -5,7 +5,7 @@
 --   (or copy this file to ~/.local/lib/wireshark/plugins/)
 --
 -- xcclab packets are UDP datagrams to or from port 9870 (crates/xcc-core/src/wire/datagram.rs,
--- written by the simulator's capture, crates/xcc-sim/src/capture.rs, and the emulator). The UDP
+-- written by the simulator's capture, crates/xcc-build/src/capture.rs, and the emulator). The UDP
 -- payload is, in network byte order:
 --
 --   congestion shim (CongestionHeader::emit, crates/xcc-core/src/wire/congestion.rs), right
@@ -18,7 +18,9 @@
 --
 -- Adding a protocol's congestion header: add one entry to CC_BODIES below, keyed by its
 -- protocol number (wire::congestion::proto), with its name, its body length and a function
--- that adds its fields to the tree. Nothing else changes.
+-- that adds its fields to the tree. Nothing else changes here. This table is kept by hand (it
+-- is not generated from the Rust registry): it is the one place, step 11 of "Adding an
+-- algorithm" in docs/architecture.md.
 
 local XCC_UDP_PORT = 9870
 

@@ -25,7 +25,7 @@ use crate::plan::Plan;
 use crate::router::Router;
 use crate::sys;
 
-fn scenario(rate_mbps: u64) -> io::Result<xcc_sim::Scenario> {
+fn scenario(rate_mbps: u64) -> io::Result<xcc_build::Scenario> {
     let text = format!(
         r#"name = "emu-bench-{rate_mbps}"
 duration = "10s"
@@ -40,7 +40,7 @@ delay = "1ms"
 buffer = "1000pkt"
 "#
     );
-    xcc_sim::resolve(&text, "bench", xcc_sim::Format::Toml).map_err(|e| io::Error::other(e.to_string()))
+    xcc_build::resolve(&text, "bench", xcc_build::Format::Toml).map_err(|e| io::Error::other(e.to_string()))
 }
 
 /// One measurement at `rate_mbps` for `seconds`.

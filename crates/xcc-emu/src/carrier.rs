@@ -18,10 +18,10 @@
 
 use crate::checksum;
 use crate::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
+pub use xcc_build::capture::XCC_UDP_PORT;
 use xcc_core::wire::{datagram, tcp_option};
 use xcc_core::wire::{CongestionHeader, SegmentKind};
 use xcc_core::Packet;
-pub use xcc_sim::capture::XCC_UDP_PORT;
 
 /// What a carrier made of a packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

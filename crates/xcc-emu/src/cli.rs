@@ -77,10 +77,10 @@ fn parse_run_args(args: &[String]) -> Result<RunArgs, Failure> {
     Ok(r)
 }
 
-fn load(path: &str, seed: Option<u64>) -> Result<xcc_sim::scenario::model::Scenario, Failure> {
+fn load(path: &str, seed: Option<u64>) -> Result<xcc_build::scenario::model::Scenario, Failure> {
     let text = std::fs::read_to_string(path).map_err(|e| Failure::BadInput(format!("{path}: {e}")))?;
-    let format = if path.ends_with(".json") { xcc_sim::Format::Json } else { xcc_sim::Format::Toml };
-    let mut scenario = xcc_sim::resolve(&text, path, format).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let format = if path.ends_with(".json") { xcc_build::Format::Json } else { xcc_build::Format::Toml };
+    let mut scenario = xcc_build::resolve(&text, path, format).map_err(|e| Failure::BadInput(e.to_string()))?;
     if let Some(s) = seed {
         scenario.seed = s;
     }

@@ -3,11 +3,11 @@
 //! ordered pair of hosts (shortest path, as the simulator routes flows without an explicit
 //! `route`).
 
+use xcc_build::capture::node_address;
+use xcc_build::construct::link_algorithm;
+use xcc_build::scenario::model::{Cc, FlowKind, NodeKind, Scenario};
+use xcc_build::topology::Topology;
 use xcc_core::rng::{component_rng, kind};
-use xcc_sim::capture::node_address;
-use xcc_sim::scenario::model::{Cc, FlowKind, NodeKind, Scenario};
-use xcc_sim::sim::link_algorithm;
-use xcc_sim::topology::Topology;
 
 use crate::carrier::Carriers;
 use crate::fabric::{Fabric, Port};
@@ -89,7 +89,7 @@ impl Plan {
 /// over xcclab's own UDP transport instead.
 pub fn linux_cc(cc: &Cc) -> Option<&'static str> {
     match cc {
-        Cc::NewReno { .. } => Some("reno"),
+        Cc::NewReno(_) => Some("reno"),
         _ => None,
     }
 }

@@ -6,7 +6,7 @@
 use std::io;
 
 use xcc_core::wire::{CongestionHeader, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, XcpHeader};
-use xcc_sim::scenario::model::{Cc, FlowKind, Scenario, Transport};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
 
 use crate::carrier::SIM_HEADER_BYTES;
 use crate::netns;
@@ -22,12 +22,12 @@ const SEGMENT_LEN: u32 = 32;
 /// The congestion shim a flow of `cc` carries on the UDP transport.
 pub fn shim_of(cc: &Cc) -> CongestionHeader {
     match cc {
-        Cc::NewReno { .. } => CongestionHeader::None,
-        Cc::MaxNet { .. } => CongestionHeader::MaxNet(MaxNetHeader::default()),
-        Cc::Xcp => CongestionHeader::Xcp(XcpHeader::default()),
-        Cc::Rcp => CongestionHeader::Rcp(RcpHeader::default()),
-        Cc::PiqiRcp => CongestionHeader::PiqiRcp(PiqiRcpHeader::default()),
-        Cc::JetMax { .. } => CongestionHeader::JetMax(JetMaxHeader::default()),
+        Cc::NewReno(_) => CongestionHeader::None,
+        Cc::MaxNet(_) => CongestionHeader::MaxNet(MaxNetHeader::default()),
+        Cc::Xcp(_) => CongestionHeader::Xcp(XcpHeader::default()),
+        Cc::Rcp(_) => CongestionHeader::Rcp(RcpHeader::default()),
+        Cc::PiqiRcp(_) => CongestionHeader::PiqiRcp(PiqiRcpHeader::default()),
+        Cc::JetMax(_) => CongestionHeader::JetMax(JetMaxHeader::default()),
     }
 }
 
@@ -43,7 +43,7 @@ pub fn largest_mss(cc: &Cc) -> u32 {
 
 /// Whether a flow of `cc` runs on xcclab's UDP transport (or on Linux TCP) with `stack`.
 pub fn on_udp_transport(cc: &Cc, stack: Stack) -> bool {
-    !matches!((cc, stack), (Cc::NewReno { .. }, _) | (Cc::MaxNet { .. }, Stack::Kernel))
+    !matches!((cc, stack), (Cc::NewReno(_), _) | (Cc::MaxNet(_), Stack::Kernel))
 }
 
 /// Checks the machine (root, `/dev/net/tun`, iproute2) and the scenario; the error says what
@@ -124,6 +124,7 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use xcc_build::cc::{RcpCcParams, XcpCcParams};
 
     #[test]
     fn largest_mss_fills_the_mtu_exactly() {
@@ -138,9 +139,9 @@ mod tests {
             pace: false,
         };
         // XCP's shim is 2 + 16 bytes: 1500 - 28 - 18 - 32 = 1422 (docs/emu.md).
-        assert_eq!(largest_mss(&Cc::Xcp), 1422);
-        assert_eq!(wire_packet_bytes(&Cc::Xcp, &t(1422)), 1500);
-        assert_eq!(wire_packet_bytes(&Cc::Xcp, &t(1460)), 1538);
-        assert_eq!(wire_packet_bytes(&Cc::Rcp, &t(largest_mss(&Cc::Rcp))), 1500);
+        assert_eq!(largest_mss(&Cc::Xcp(XcpCcParams {})), 1422);
+        assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1422)), 1500);
+        assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1460)), 1538);
+        assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 1500);
     }
 }

@@ -15,8 +15,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario};
 use xcc_core::{Dur, Time};
-use xcc_sim::scenario::model::{Cc, FlowKind, Scenario};
 
 use crate::apps;
 use crate::fabric::FabricStats;
@@ -178,8 +178,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         let FlowKind::Bulk { size_bytes, cc, transport } = f.kind else { continue };
         let (a, b) = flow_ports[i];
         let linux_cc = match (cc, stack) {
-            (Cc::NewReno { .. }, _) => Some("reno"),
-            (Cc::MaxNet { .. }, Stack::Kernel) => Some("maxnet"),
+            (Cc::NewReno(_), _) => Some("reno"),
+            (Cc::MaxNet(_), Stack::Kernel) => Some("maxnet"),
             _ => None,
         };
         match linux_cc {
@@ -229,8 +229,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         let port = 30000 + g as u16;
         // Kernel MaxNet (--stack kernel): Linux TCP with the BPF `maxnet` congestion control.
         let txn_cc = match (t.cc, stack) {
-            (Cc::NewReno { .. }, _) => Some("reno"),
-            (Cc::MaxNet { .. }, Stack::Kernel) => Some("maxnet"),
+            (Cc::NewReno(_), _) => Some("reno"),
+            (Cc::MaxNet(_), Stack::Kernel) => Some("maxnet"),
             _ => None,
         };
         let tcp = txn_cc.is_some();
@@ -611,6 +611,19 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             }
         }
     }
+    let written = [
+        ("flows", &flows),
+        ("links", &links),
+        ("flow_series", &flow_series),
+        ("link_series", &link_series),
+        ("transactions", &transactions),
+    ];
+    for (name, table) in written {
+        // The schema is declared once (xcc_build::schema); writing another column is a bug.
+        if let Err(e) = xcc_build::schema::check_columns(name, table.keys().copied()) {
+            panic!("{e}");
+        }
+    }
     let st = &router.fabric.stats;
     json!({
         "tables": {
@@ -625,7 +638,7 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             // What `xcc` prints for every run: here packets the router read and link crossings.
             "sim_seconds": dur_s,
             "events": st.packets_read,
-            "packet_hops": router.fabric.links.iter().map(|l| l.stats.packets_out).sum::<u64>(),
+            "packet_hops": router.fabric.links.iter().map(|l| l.stats.delivered_packets).sum::<u64>(),
             "packets_read": st.packets_read,
             "forwarded": st.forwarded,
             "dropped_by_links": st.dropped_by_links,

@@ -3,7 +3,7 @@
 //! functions, so a new protocol needs nothing here), driven by the monotonic clock.
 //!
 //! Wire layout (`xcc_core::wire::datagram`, also the simulator's capture encoding,
-//! `xcc_sim::capture`): `IPv4 | UDP | shim proto len body | segment | payload`, the congestion
+//! `xcc_build::capture`): `IPv4 | UDP | shim proto len body | segment | payload`, the congestion
 //! shim right after the UDP header. The receiving side of every flow
 //! listens on [`XCC_UDP_PORT`]; the sender uses `sender_port(flow)`. The packet's ECN bits travel
 //! in the IP TOS byte (set with `IP_TOS`, read back with `IP_RECVTOS`), which is what the
@@ -18,13 +18,13 @@ use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
+use xcc_build::capture::{sender_port, XCC_UDP_PORT};
+use xcc_build::construct::{controller, echoer, transport_config};
+use xcc_build::scenario::model::{Cc, Transport};
 use xcc_core::host::AnyController;
 use xcc_core::transport::{Receiver, Sender, TransportConfig};
 use xcc_core::wire::{datagram, Ecn};
 use xcc_core::{Dur, FlowId, Packet, Time};
-use xcc_sim::capture::{sender_port, XCC_UDP_PORT};
-use xcc_sim::scenario::model::{Cc, Transport};
-use xcc_sim::sim::{controller, echoer, transport_config};
 
 use crate::sys;
 

@@ -17,7 +17,7 @@ use xcc_emu::sys;
 
 const RATE_BPS: f64 = 20e6;
 
-fn scenario(queue: &str, buffer_pkt: u32) -> xcc_sim::Scenario {
+fn scenario(queue: &str, buffer_pkt: u32) -> xcc_build::Scenario {
     let text = format!(
         r#"
 name = "emu-two-hosts"
@@ -34,7 +34,7 @@ buffer = "{buffer_pkt}pkt"
 queue = {queue}
 "#
     );
-    xcc_sim::resolve(&text, "emu-two-hosts.toml", xcc_sim::Format::Toml).expect("valid scenario")
+    xcc_build::resolve(&text, "emu-two-hosts.toml", xcc_build::Format::Toml).expect("valid scenario")
 }
 
 fn skip_reason() -> Option<String> {

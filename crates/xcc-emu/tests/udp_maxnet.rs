@@ -37,7 +37,7 @@ fn hex(b: &[u8]) -> String {
 
 #[test]
 fn header_bytes_are_the_simulators() {
-    let sim = xcc_sim::capture::encode(&vector_packet(0x000102), 0, 1, 42);
+    let sim = xcc_build::capture::encode(&vector_packet(0x000102), 0, 1, 42);
     assert_eq!(hex(&sim.bytes), VECTOR, "simulator capture encoding");
     // The emulator's transport writes the same shim and segment after the UDP header.
     let mut payload = Vec::new();
@@ -61,7 +61,7 @@ fn header_bytes_are_the_simulators() {
     // ...and a rewrite leaves exactly the bytes the simulator would capture after the stamp.
     let stamped = vector_packet(0x7F0000);
     UdpShim::default().write(&ip, &mut full, offset, &pkt.cc, &stamped.cc);
-    let sim_after = xcc_sim::capture::encode(&stamped, 0, 1, 42);
+    let sim_after = xcc_build::capture::encode(&stamped, 0, 1, 42);
     assert_eq!(hex(&full[..sim_after.bytes.len()]), hex(&sim_after.bytes));
 }
 
@@ -80,7 +80,7 @@ fn acks_with_sack_blocks_are_billed_at_the_simulators_size() {
         seg: Segment { kind: SegmentKind::Ack, ack: 9, sack_len: 2, sack, ..Segment::default() },
         cc: CongestionHeader::MaxNet(MaxNetHeader { echo: 0x000102, price: 0 }),
     };
-    let cap = xcc_sim::capture::encode(&ack, 0, 1, 7);
+    let cap = xcc_build::capture::encode(&ack, 0, 1, 7);
     assert_eq!(cap.orig_len, 28 + 8 + 32 + 16, "on the wire");
     assert_eq!(cap.bytes.len() as u32, cap.orig_len, "an ACK has no payload: captured whole");
     let ip = Ipv4::parse(&cap.bytes).unwrap();
@@ -122,7 +122,7 @@ transport = { mss = "1432B", header = "68B" }
 [metrics]
 interval = "500ms"
 "#;
-    let s = xcc_sim::resolve(text, "emu-maxnet-one.toml", xcc_sim::Format::Toml).unwrap();
+    let s = xcc_build::resolve(text, "emu-maxnet-one.toml", xcc_build::Format::Toml).unwrap();
     let out = runner::emulate(&s).expect("emulated run");
     let oracle =
         max_min_fair(&MaxMinProblem { capacity: vec![0.9 * 20e6], paths: vec![vec![0]], demand: vec![] }).unwrap();

@@ -90,7 +90,7 @@ fn udp_checksum(b: &[u8]) -> u16 {
 #[test]
 fn rcp_header_bytes_are_the_simulators() {
     let sent = vector_packet(f32::INFINITY);
-    let sim = xcc_sim::capture::encode(&sent, 0, 1, 42);
+    let sim = xcc_build::capture::encode(&sent, 0, 1, 42);
     assert_eq!(hex(&sim.bytes), VECTOR, "simulator capture encoding");
     let mut payload = Vec::new();
     udp_transport::encode_payload(&sent, &mut payload).unwrap();
@@ -102,7 +102,7 @@ fn rcp_header_bytes_are_the_simulators() {
     let mut link = rcp_link();
     link.on_enqueue(Time::ZERO, &mut stamped, &mut Idle);
     link.on_dequeue(Time::ZERO, &mut stamped, 0);
-    let sim_after = xcc_sim::capture::encode(&stamped, 0, 1, 42);
+    let sim_after = xcc_build::capture::encode(&stamped, 0, 1, 42);
     assert_eq!(hex(&sim_after.bytes[28..38]), VECTOR_STAMPED);
 
     // ...and what the router does to the real bytes (with a valid UDP checksum, as the kernel
@@ -200,7 +200,7 @@ transport = { mss = "1430B", header = "60B" }
 [metrics]
 interval = "500ms"
 "#;
-    let s = xcc_sim::resolve(text, "emu-rcp-parking-lot.toml", xcc_sim::Format::Toml).unwrap();
+    let s = xcc_build::resolve(text, "emu-rcp-parking-lot.toml", xcc_build::Format::Toml).unwrap();
     let out = runner::emulate(&s).expect("emulated run");
     let oracle = max_min_fair(&MaxMinProblem {
         capacity: vec![0.95 * 40e6, 0.95 * 12e6],

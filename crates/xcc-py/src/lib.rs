@@ -215,6 +215,43 @@ fn run_sessions(py: Python<'_>, text: &str, source: &str, progress: Option<PyObj
     Ok(d.into_any().unbind())
 }
 
+/// A scenario quantity in SI base units (`"5ms"` -> 0.005, `"10Mbps"` -> 1e7, `"30pkt"` ->
+/// 30.0), read by the scenario parser's own units code; None if it is not one.
+#[pyfunction]
+fn quantity_si(text: &str) -> Option<f64> {
+    xcc_sim::scenario::units::si_value(text)
+}
+
+/// A scenario time in seconds (`"200ms"` -> 0.2); None if the text is not a time.
+#[pyfunction]
+fn time_s(text: &str) -> Option<f64> {
+    xcc_sim::scenario::units::parse_duration_ns(text).ok().map(|ns| ns as f64 / 1e9)
+}
+
+/// The result tables' columns, declared once in Rust (`xcc_build::schema`): a list of
+/// (table, [(name, dtype, unit, doc, nullable)]).
+#[pyfunction]
+fn table_schema() -> TableSchema {
+    xcc_sim::schema::TABLES
+        .iter()
+        .map(|(t, cols)| (*t, cols.iter().map(|c| (c.name, c.dtype.name(), c.unit, c.doc, c.nullable)).collect()))
+        .collect()
+}
+
+type TableSchema = Vec<(&'static str, Vec<(&'static str, &'static str, &'static str, &'static str, bool)>)>;
+
+/// The names of every algorithm this build runs, by role, from the registries: "link" (a
+/// link's `queue`), "host" (a flow's `cc`), "session" (`run_sessions`' protocols).
+#[pyfunction]
+fn algorithm_names() -> Vec<(&'static str, Vec<&'static str>)> {
+    use xcc_sim::scenario::model::{Cc, Queue};
+    vec![
+        ("host", Cc::NAMES.to_vec()),
+        ("link", Queue::NAMES.to_vec()),
+        ("session", xcc_sim::session::protocols::PROTOCOLS.to_vec()),
+    ]
+}
+
 /// Names of the session protocols this build can run (`run_sessions`' `protocol`).
 #[pyfunction]
 fn session_protocols() -> Vec<&'static str> {
@@ -241,5 +278,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(session_protocols, m)?)?;
     #[cfg(target_os = "linux")]
     m.add_function(wrap_pyfunction!(emu_main, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity_si, m)?)?;
+    m.add_function(wrap_pyfunction!(time_s, m)?)?;
+    m.add_function(wrap_pyfunction!(table_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithm_names, m)?)?;
     Ok(())
 }

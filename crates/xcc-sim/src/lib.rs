@@ -1,8 +1,7 @@
 //! # xcc-sim: a deterministic packet-level simulator for the xcc-core state machines
 //!
-//! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution.
+//! - [`scenario`], [`topology`], [`construct`]: from xcc-build (re-exported).
 //! - [`engine`]: the (time, sequence)-ordered event queue.
-//! - [`topology`]: adjacency and per-flow routes.
 //! - [`link`]: a directed link in virtual time (one event per packet-hop).
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
 //! - [`output`]: columnar results.
@@ -14,14 +13,14 @@
 //! println!("{} events", out.1.stats.events);
 //! ```
 
-pub mod capture;
 pub mod engine;
 pub mod link;
 pub mod output;
-pub mod scenario;
 pub mod session;
 pub mod sim;
-pub mod topology;
+
+// The scenario format, topology and construction live in xcc-build (shared with xcc-emu).
+pub use xcc_build::{capture, construct, scenario, schema, topology};
 
 pub use output::{RunOutput, RunStats, Table};
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

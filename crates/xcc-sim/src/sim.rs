@@ -1,29 +1,21 @@
 //! The simulation: builds topology, links and traffic from a resolved scenario, runs the event
 //! loop, samples metrics, and checks invariants at the end.
 
-use xcc_core::host::{
-    AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig, PlainEcho, Rcp, RcpConfig, Xcp,
-    XcpConfig, XcpEcho,
-};
-use xcc_core::host::{JetMax, JetMaxConfig, PiqiRcp, PiqiRcpConfig};
-use xcc_core::link::{
-    AnyLinkAlgorithm, DropTail, DropTailConfig, LinkAlgorithm, MarkMax, MarkMaxConfig, MarkMaxUnit, MarkMaxVariant,
-    MaxNetRouter, MaxNetRouterConfig, RcpRouter, RcpRouterConfig, RcpRttFilter, Red, RedAction, RedConfig, RedUnit,
-    RedVariant, XcpRouter, XcpRouterConfig,
-};
-use xcc_core::link::{JetMaxRouter, JetMaxRouterConfig, PiqiRcpKappa, PiqiRcpLaw, PiqiRcpRouter, PiqiRcpRouterConfig};
+use xcc_core::link::LinkAlgorithm;
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
-use xcc_core::transport::{DelayedAck, Receiver, ReceiverStats, Sender, SenderStats, TransportConfig};
-use xcc_core::wire::{CongestionHeader, Ecn, JetMaxHeader, MaxNetHeader, Segment, SegmentKind};
+use xcc_core::transport::{Receiver, ReceiverStats, Sender, SenderStats};
+use xcc_core::wire::{Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
+use crate::construct::{controller, echoer, link_algorithm, transport_config};
 use crate::engine::{Event, EventQueue};
-use crate::link::{Offer, SimLink, SimPacket};
+use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
-use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
+use crate::scenario::model::{self, Cc, FlowKind, Scenario, SizeDist};
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes, Topology};
+use xcc_core::link::model::Offer;
 
 /// Why a run failed after its scenario was accepted.
 #[derive(Debug, Clone, PartialEq)]
@@ -157,160 +149,6 @@ pub struct Simulation {
     packet_hops: u64,
 }
 
-/// The transport configuration of a flow (shared with the UDP transport of `xcc-emu`).
-pub fn transport_config(t: &model::Transport) -> TransportConfig {
-    TransportConfig {
-        mss_bytes: t.mss_bytes,
-        header_bytes: t.header_bytes,
-        ecn: t.ecn,
-        sack: t.sack,
-        delayed_ack: t.delayed_ack_ns.map(|d| DelayedAck { every_segments: 2, max_delay: Dur(d) }),
-        min_rto: Dur(t.min_rto_ns),
-        initial_rto: Dur(t.initial_rto_ns),
-        pace_windowed: t.pace,
-        ..TransportConfig::default()
-    }
-}
-
-/// The sender's controller of a flow (shared with the UDP transport of `xcc-emu`).
-pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
-    match *cc {
-        Cc::NewReno { initial_window } => AnyController::NewReno(NewReno::new(NewRenoConfig {
-            mss_bytes: t.mss_bytes,
-            initial_window_segments: initial_window,
-            ..NewRenoConfig::default()
-        })),
-        Cc::MaxNet { x_max_bps, t_s, alpha, eta, dt_min_ns, maxstart, pace } => {
-            AnyController::MaxNet(MaxNet::new(MaxNetConfig {
-                x_max_bps,
-                t_s,
-                alpha,
-                eta,
-                dt_min: Dur(dt_min_ns),
-                maxstart,
-                mss_bytes: t.mss_bytes,
-                pace,
-                packet_bytes: full_packet_bytes(t, CongestionHeader::MaxNet(MaxNetHeader::default())),
-            }))
-        }
-        Cc::Xcp => AnyController::Xcp(Xcp::new(XcpConfig { mss_bytes: t.mss_bytes, ..XcpConfig::default() })),
-        Cc::Rcp => AnyController::Rcp(Rcp::new(RcpConfig {
-            mss_bytes: t.mss_bytes,
-            packet_bytes: full_packet_bytes(t, CongestionHeader::Rcp(Default::default())),
-            ..RcpConfig::default()
-        })),
-        Cc::PiqiRcp => AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes })),
-        Cc::JetMax { tau, probe_wait_ns } => {
-            AnyController::JetMax(JetMax::new(JetMaxConfig {
-                tau,
-                // A full-size packet on the wire: the share each packet stands for.
-                packet_bytes: full_packet_bytes(t, CongestionHeader::JetMax(JetMaxHeader::default())),
-                mss_bytes: t.mss_bytes,
-                probe_wait: Dur(probe_wait_ns),
-            }))
-        }
-    }
-}
-
-/// Bytes of a full data packet on the wire: payload, headers and the protocol's shim (what
-/// rate-based sources space their packets by).
-fn full_packet_bytes(t: &model::Transport, shim: CongestionHeader) -> u32 {
-    t.mss_bytes + t.header_bytes + shim.wire_len() as u32
-}
-
-/// The receiver's echoer of a flow; `two_way_delay` is the path's round-trip propagation delay
-/// (shared with the UDP transport of `xcc-emu`).
-pub fn echoer(cc: &Cc, two_way_delay: Dur) -> AnyEchoer {
-    match cc {
-        // MaxNet's receiver averages the price over one RTT: the path's two-way propagation
-        // delay.
-        Cc::MaxNet { .. } => AnyEchoer::MaxNet(MaxNetEcho::new(two_way_delay)),
-        Cc::Xcp => AnyEchoer::Xcp(XcpEcho::default()),
-        _ => AnyEchoer::Plain(PlainEcho::default()),
-    }
-}
-
-/// The link algorithm a scenario's queue asks for (shared with the TUN router of `xcc-emu`).
-pub fn link_algorithm(q: &Queue, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
-    match q {
-        Queue::DropTail => AnyLinkAlgorithm::DropTail(DropTail::new(DropTailConfig::default())),
-        Queue::Red(p) => AnyLinkAlgorithm::Red(Red::new(
-            RedConfig {
-                w_q: p.w_q,
-                min_th: p.min_th,
-                max_th: p.max_th,
-                max_p: p.max_p,
-                unit: if p.unit == "bytes" { RedUnit::Bytes } else { RedUnit::Packets },
-                variant: if p.variant == "gentle" { RedVariant::Gentle } else { RedVariant::Classic },
-                action: if p.action == "mark" { RedAction::Mark } else { RedAction::Drop },
-                mean_packet_bytes: p.mean_packet_bytes,
-            },
-            rng,
-        )),
-        Queue::MarkMax(p) => AnyLinkAlgorithm::MarkMax(MarkMax::new(MarkMaxConfig {
-            variant: match p.tail {
-                Some(fraction) => MarkMaxVariant::Tail { fraction },
-                None => MarkMaxVariant::Backlog,
-            },
-            unit: if p.unit == "bytes" { MarkMaxUnit::Bytes } else { MarkMaxUnit::Packets },
-            theta_l: p.theta_l,
-            theta: p.theta,
-            theta_h: p.theta_h,
-        })),
-        Queue::MaxNet(p) => {
-            // Control intervals start at a random phase per link (protocols.md 14.4).
-            let phase = Time((uniform01(&mut rng) * p.dt_p_ns as f64) as u64);
-            let cfg = MaxNetRouterConfig {
-                mu: p.mu,
-                dt_p: Dur(p.dt_p_ns),
-                t0: Dur(p.t0_ns),
-                t_s: p.t_s,
-                x_max_bps: p.x_max_bps,
-            };
-            AnyLinkAlgorithm::MaxNet(MaxNetRouter::new(cfg, rate_bps, phase))
-        }
-        Queue::Xcp(p) => {
-            let cfg = XcpRouterConfig { alpha: p.alpha, beta: p.beta, gamma: p.gamma, ..XcpRouterConfig::default() };
-            // ns-2.35 starts the timers at N(T, 0.2 T); a uniform phase in [0.8 T, 1.2 T] here.
-            let phase = Dur::from_secs_f64(cfg.initial_rtt.as_secs_f64() * (0.8 + 0.4 * uniform01(&mut rng)));
-            AnyLinkAlgorithm::Xcp(XcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
-        }
-        Queue::Rcp(p) => {
-            let cfg = RcpRouterConfig {
-                alpha: p.alpha,
-                beta: p.beta,
-                gamma: p.gamma,
-                init_rate_fact: p.init_rate_fact,
-                min_pprtt: p.min_pprtt,
-                rtt_filter: if p.rtt_filter == "last" { RcpRttFilter::LastSample } else { RcpRttFilter::Ns2Ewma },
-                ..RcpRouterConfig::default()
-            };
-            let t = cfg.upd_timeslot.min(cfg.initial_rtt).as_secs_f64();
-            let phase = Dur::from_secs_f64(t * (0.8 + 0.4 * uniform01(&mut rng)));
-            AnyLinkAlgorithm::Rcp(RcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
-        }
-        Queue::PiqiRcp(p) => {
-            let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);
-            let cfg = PiqiRcpRouterConfig {
-                interval: Dur(p.interval_ns),
-                kappa: p.kappa.map_or(PiqiRcpKappa::Auto, PiqiRcpKappa::Fixed),
-                gamma: p.gamma,
-                initial_fraction: p.initial_fraction,
-                rtt0: Dur(p.rtt0_ns),
-                law: if p.multiplicative_law { PiqiRcpLaw::Multiplicative } else { PiqiRcpLaw::FlowNormalised },
-                ..PiqiRcpRouterConfig::default()
-            };
-            AnyLinkAlgorithm::PiqiRcp(PiqiRcpRouter::new(cfg, rate_bps, phase))
-        }
-        Queue::JetMax(p) => {
-            let phase = Time((uniform01(&mut rng) * p.interval_ns as f64) as u64);
-            let cfg =
-                JetMaxRouterConfig { gamma: p.gamma, interval: Dur(p.interval_ns), ..JetMaxRouterConfig::default() };
-            AnyLinkAlgorithm::JetMax(JetMaxRouter::new(cfg, rate_bps, phase))
-        }
-    }
-}
-
 impl Simulation {
     /// Builds the simulation; fails if a flow has no route or a route is not contiguous.
     pub fn new(scenario: Scenario, metrics: bool) -> Result<Simulation, ScenarioError> {
@@ -325,16 +163,14 @@ impl Simulation {
             .map(|(i, l)| {
                 let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64), l.rate_bps);
                 let mut link = SimLink::new(
-                    l.from,
-                    l.to,
                     l.rate_bps,
                     Dur(l.delay_ns),
                     l.buffer.packets.unwrap_or(u64::MAX),
                     l.buffer.bytes.unwrap_or(u64::MAX),
-                    l.loss,
                     algo,
                     component_rng(seed, kind::LINK_LOSS, i as u64),
                 );
+                link.loss = l.loss;
                 link.jitter_ns = l.jitter_ns.min(u32::MAX as u64) as u32;
                 link
             })
@@ -531,7 +367,7 @@ impl Simulation {
         }
         self.now = self.end;
         for l in &mut self.links {
-            l.settle(self.end, &mut self.arena);
+            l.settle(self.end, &mut self.arena[..]);
         }
         self.check_invariants().map_err(RunError::Invariant)?;
         let stats = RunStats {
@@ -571,8 +407,8 @@ impl Simulation {
     #[inline]
     fn offer(&mut self, l: u32, idx: u32) {
         let link = &mut self.links[l as usize];
-        match link.offer(self.now, idx, &mut self.arena) {
-            Offer::Dropped => {
+        match link.offer(self.now, Slot(idx), &mut self.arena[..]) {
+            Offer::Dropped(_) => {
                 let f = self.arena[idx as usize].pkt.flow.0;
                 self.flows[f as usize].drops += 1;
                 self.free.push(idx);
@@ -589,7 +425,7 @@ impl Simulation {
     #[inline]
     fn on_link_deliver(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let idx = link.deliver(self.now, &mut self.arena);
+        let Slot(idx) = link.deliver(self.now, &mut self.arena[..]);
         if let Some(t) = link.next_delivery() {
             self.queue.schedule(t, Event::LinkDeliver(l));
         }
@@ -739,8 +575,8 @@ impl Simulation {
 
     fn on_link_timer(&mut self, l: u32, t: Time) {
         let link = &mut self.links[l as usize];
-        link.advance(t, &mut self.arena);
-        let backlog = link.waiting_bytes;
+        link.advance(t, &mut self.arena[..]);
+        let backlog = link.waiting_bytes();
         link.algo.on_timeout(t, backlog);
         if let Some(next) = link.algo.poll_timeout() {
             self.queue.schedule(next.max(t), Event::LinkTimer(l));
@@ -918,7 +754,7 @@ impl Simulation {
                 .i64("delivered_bytes", rec.delivered as i64);
         }
         for (i, link) in self.links.iter_mut().enumerate() {
-            link.advance(now, &mut self.arena);
+            link.advance(now, &mut self.arena[..]);
             let (last_out, last_drops, last_marks) = self.link_last[i];
             let s = &link.stats;
             let rate = (s.bytes_out - last_out) as f64 * 8.0 / dt;
@@ -928,8 +764,8 @@ impl Simulation {
                 .i64("link_id", i as i64)
                 .f64("rate_bps", rate)
                 .f64("utilisation", rate / link.rate_bps as f64)
-                .i64("queue_bytes", link.waiting_bytes as i64)
-                .i64("queue_packets", link.waiting_packets as i64)
+                .i64("queue_bytes", link.waiting_bytes() as i64)
+                .i64("queue_packets", link.waiting_packets() as i64)
                 .i64("drops", (drops - last_drops) as i64)
                 .i64("marks", (s.marks - last_marks) as i64)
                 .f64("gauge", link.algo.gauge());
@@ -949,24 +785,29 @@ impl Simulation {
             let name = &self.scenario.links[i].name;
             let s = &l.stats;
             let (wb, wp) = l.recount_waiting();
-            if (wb, wp) != (l.waiting_bytes, l.waiting_packets) {
+            if (wb, wp) != (l.waiting_bytes(), l.waiting_packets()) {
                 return Err(format!(
                     "link {name}: queue counters ({} B, {} pkt) disagree with its contents ({wb} B, {wp} pkt)",
-                    l.waiting_bytes, l.waiting_packets
+                    l.waiting_bytes(),
+                    l.waiting_packets()
                 ));
             }
-            if s.packets_in != s.drops + s.losses + s.packets_out + l.waiting_packets {
+            if s.packets_in != s.drops + s.losses + s.packets_out + l.waiting_packets() {
                 return Err(format!(
                     "link {name}: {} packets arrived but {} dropped + {} lost + {} sent + {} waiting",
-                    s.packets_in, s.drops, s.losses, s.packets_out, l.waiting_packets
+                    s.packets_in,
+                    s.drops,
+                    s.losses,
+                    s.packets_out,
+                    l.waiting_packets()
                 ));
             }
-            if s.packets_out != s.delivered_packets + (l.pipe.len() as u64 - l.waiting_packets) {
+            if s.packets_out != s.delivered_packets + (l.pipe_len() as u64 - l.waiting_packets()) {
                 return Err(format!("link {name}: sent packets are neither delivered nor on the wire"));
             }
             dropped += s.drops + s.losses;
             dropped_bytes += s.drop_bytes + s.loss_bytes;
-            in_pipe += l.pipe.len() as u64;
+            in_pipe += l.pipe_len() as u64;
             in_pipe_bytes += l.bytes_in_pipe();
         }
         let live = self.arena.len() as u64 - self.free.len() as u64;

@@ -364,3 +364,39 @@ response = "4KB"
     assert!(rt.iter().all(|&r| (0.02..0.5).contains(&r)), "{rt:?}");
     assert!(out.transactions.f64("completion_time_s").iter().all(|c| c.is_finite()));
 }
+
+/// The simulator writes every table with exactly the columns the one schema declares, in its
+/// order and with its types (`xcc_build::schema`, which Python and the emulator use too).
+#[test]
+fn every_table_has_the_schema_columns_in_order() {
+    use xcc_sim::output::Column;
+    use xcc_sim::schema::{columns, Dtype};
+    let out = run(&dumbbell(2, "10Mbps", "5ms", "50pkt", "\"droptail\"", "", "2s"));
+    let tables = [
+        ("flows", &out.flows),
+        ("links", &out.links),
+        ("flow_series", &out.flow_series),
+        ("link_series", &out.link_series),
+        ("transactions", &out.transactions),
+    ];
+    for (name, table) in tables {
+        let want = columns(name).unwrap();
+        if table.columns.is_empty() {
+            continue;
+        }
+        let got: Vec<(&str, Dtype)> = table
+            .columns
+            .iter()
+            .map(|(n, c)| {
+                let d = match c {
+                    Column::F64(_) => Dtype::F64,
+                    Column::I64(_) => Dtype::I64,
+                    Column::Str(_) => Dtype::Str,
+                };
+                (*n, d)
+            })
+            .collect();
+        let want: Vec<(&str, Dtype)> = want.iter().map(|c| (c.name, c.dtype)).collect();
+        assert_eq!(got, want, "table {name}");
+    }
+}

@@ -3,8 +3,9 @@
 //! [`crate::transport`] decides *what* to send (new data or a retransmission) and when a loss
 //! happened, so window- and rate-based schemes are compared on the same footing (seed 002).
 //!
-//! Adding an algorithm: one file here, one variant in [`AnyController`] (and, if its receiver
-//! does more than copy the header back, one in [`AnyEchoer`]).
+//! Adding an algorithm: one file here, its `pub mod` line and one line in the registry of
+//! [`AnyController`] (and, if its receiver does more than copy the header back, one in
+//! [`AnyEchoer`]); docs/architecture.md, "Adding an algorithm".
 
 pub mod jetmax;
 pub mod maxnet;
@@ -98,28 +99,32 @@ pub trait Controller {
     fn on_probe_sent(&mut self, _now: Time) {}
 }
 
-/// Static dispatch over every sender algorithm.
-#[derive(Debug, Clone)]
-pub enum AnyController {
+macro_rules! controllers {
+    ( $( $V:ident($T:ty) ),* $(,)? ) => {
+        /// Static dispatch over every sender algorithm.
+        #[derive(Debug, Clone)]
+        pub enum AnyController {
+            $( $V($T) ),*
+        }
+
+        macro_rules! dispatch {
+            ($self:expr, $a:ident => $body:expr) => {
+                match $self {
+                    $( AnyController::$V($a) => $body, )*
+                }
+            };
+        }
+    };
+}
+
+// The registry of sender algorithms: one line each.
+controllers! {
     NewReno(NewReno),
     MaxNet(MaxNet),
     Xcp(Xcp),
     Rcp(Rcp),
     PiqiRcp(PiqiRcp),
     JetMax(JetMax),
-}
-
-macro_rules! dispatch {
-    ($self:expr, $a:ident => $body:expr) => {
-        match $self {
-            AnyController::NewReno($a) => $body,
-            AnyController::MaxNet($a) => $body,
-            AnyController::Xcp($a) => $body,
-            AnyController::Rcp($a) => $body,
-            AnyController::PiqiRcp($a) => $body,
-            AnyController::JetMax($a) => $body,
-        }
-    };
 }
 
 impl Controller for AnyController {

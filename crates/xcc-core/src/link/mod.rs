@@ -9,8 +9,9 @@
 //!   `wants_dequeue()`); explicit protocols stamp their feedback here.
 //! - `on_timeout` at `poll_timeout()` (control intervals); early or repeated calls do nothing.
 //!
-//! Adding an algorithm: one file here, one variant in [`AnyLinkAlgorithm`] (and its config in
-//! the driver's registry).
+//! Adding an algorithm: one file here, its `pub mod` line and one line in the registry below
+//! (and its scenario entry in `xcc-build`'s `queue/`; docs/architecture.md, "Adding an
+//! algorithm").
 
 pub mod control_interval;
 pub mod droptail;
@@ -19,6 +20,7 @@ pub(crate) mod fake_queue;
 pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;
+pub mod model;
 pub mod piqi_rcp;
 pub mod rcp;
 pub mod red;
@@ -95,9 +97,26 @@ pub trait LinkAlgorithm {
     }
 }
 
-/// Static dispatch over every link algorithm (no `Box<dyn>` in the hot loop).
-#[derive(Debug, Clone)]
-pub enum AnyLinkAlgorithm {
+macro_rules! link_algorithms {
+    ( $( $V:ident($T:ty) ),* $(,)? ) => {
+        /// Static dispatch over every link algorithm (no `Box<dyn>` in the hot loop).
+        #[derive(Debug, Clone)]
+        pub enum AnyLinkAlgorithm {
+            $( $V($T) ),*
+        }
+
+        macro_rules! dispatch {
+            ($self:expr, $a:ident => $body:expr) => {
+                match $self {
+                    $( AnyLinkAlgorithm::$V($a) => $body, )*
+                }
+            };
+        }
+    };
+}
+
+// The registry of link algorithms: one line each.
+link_algorithms! {
     DropTail(DropTail),
     Red(Red),
     MarkMax(MarkMax),
@@ -106,21 +125,6 @@ pub enum AnyLinkAlgorithm {
     Rcp(RcpRouter),
     PiqiRcp(PiqiRcpRouter),
     JetMax(JetMaxRouter),
-}
-
-macro_rules! dispatch {
-    ($self:expr, $a:ident => $body:expr) => {
-        match $self {
-            AnyLinkAlgorithm::DropTail($a) => $body,
-            AnyLinkAlgorithm::Red($a) => $body,
-            AnyLinkAlgorithm::MarkMax($a) => $body,
-            AnyLinkAlgorithm::MaxNet($a) => $body,
-            AnyLinkAlgorithm::Xcp($a) => $body,
-            AnyLinkAlgorithm::Rcp($a) => $body,
-            AnyLinkAlgorithm::PiqiRcp($a) => $body,
-            AnyLinkAlgorithm::JetMax($a) => $body,
-        }
-    };
 }
 
 impl LinkAlgorithm for AnyLinkAlgorithm {

@@ -27,13 +27,15 @@ use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
 
 /// How the router's average RTT `d` follows the per-interval byte-weighted samples.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub enum RcpRttFilter {
     /// ns-2 v4: rise with gain T/d, fall with gain (R/C)(sample/d)(T/d) (protocols.md 3.3).
     #[default]
+    #[serde(rename = "ns2")]
     Ns2Ewma,
     /// `d` = the last interval's sample (no memory): an RCP whose `d` follows the traffic mix at
     /// once, for the instability study of seed 000 Section IX.
+    #[serde(rename = "last")]
     LastSample,
 }
 

@@ -81,7 +81,7 @@ pub enum RedUnit {
 }
 
 /// RED's parameters. Thresholds are in the unit given by `unit`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RedConfig {
     /// Weight of the newest sample in the queue average, `0 < w_q ≤ 1` (dimensionless).
@@ -539,7 +539,7 @@ mod tests {
     #[test]
     fn gentle_regions_in_mark_mode() {
         let cfg = RedConfig { variant: RedVariant::Gentle, action: RedAction::Mark, ..cfg_10_30() };
-        let mut r = red(cfg.clone());
+        let mut r = red(cfg);
         r.avg = 45.0; // pb = 0.1 + 0.9·15/30 = 0.55
         let mut q = FakeQueue::busy(45);
         let v = offer(&mut r, &mut q, pkt(Ecn::Ect0, 1500), 2000);
@@ -564,7 +564,7 @@ mod tests {
         let cfg =
             RedConfig { unit: RedUnit::Bytes, min_th: 15_000.0, max_th: 45_000.0, max_p: 0.1, ..RedConfig::default() };
         // avg reads bytes, not packets.
-        let mut r = red(RedConfig { w_q: 1.0, ..cfg.clone() });
+        let mut r = red(RedConfig { w_q: 1.0, ..cfg });
         let mut q = FakeQueue { packets: 3, bytes: 12_345, idle_since: None, rate_bps: 10_000_000 };
         let mut p = pkt(Ecn::NotEct, 1500);
         r.on_enqueue(Time::ZERO, &mut p, &mut q);
@@ -572,7 +572,7 @@ mod tests {
 
         let mut q = FakeQueue { packets: 20, bytes: 30_000, idle_since: None, rate_bps: 10_000_000 };
         for (size, expect) in [(750u32, 0.025), (1500, 0.05), (3000, 0.1), (60_000, 1.0)] {
-            let mut r = red(cfg.clone());
+            let mut r = red(cfg);
             r.avg = 30_000.0;
             let n = 200_000;
             let mut hits = 0;

@@ -2,8 +2,8 @@
 //! network ("the congestion layer" of seed 002). One variant per protocol; each variant's body
 //! has an exact encoding, framed as a shim `proto:u8 len:u8 body[len]`.
 //!
-//! Adding a protocol: add a variant, its body encoding in `emit_body`/`parse_body`, and a
-//! round-trip test.
+//! Adding a protocol: its number in `proto`, one line in the registry below, and its header
+//! file (`LEN`, `emit_body`, `parse_body`) with a round-trip test.
 
 use super::jetmax::JetMaxHeader;
 use super::maxnet::MaxNetHeader;
@@ -28,108 +28,93 @@ pub mod proto {
     pub const JETMAX: u8 = 46;
 }
 
-/// Explicit feedback fields, as values.
-#[derive(Copy, Clone, Debug, PartialEq, Default)]
-pub enum CongestionHeader {
-    /// The packet carries no congestion header.
-    #[default]
-    None,
-    /// MaxNet's price and echo (seed 000, Fig. 4).
-    MaxNet(MaxNetHeader),
-    /// XCP's RTT, inter-packet time and feedback (protocols.md 2.2).
-    Xcp(XcpHeader),
-    /// RCP's offered rate and RTT (protocols.md 3.4).
-    Rcp(RcpHeader),
-    /// PIQI-RCP's rate and RTT.
-    PiqiRcp(PiqiRcpHeader),
-    /// JetMax's share, fair rate and bottleneck hop ids.
-    JetMax(JetMaxHeader),
-}
-
 /// Bytes of the shim framing (protocol number and body length).
 pub const SHIM_LEN: usize = 2;
 
-impl CongestionHeader {
-    pub fn proto(&self) -> u8 {
-        match self {
-            CongestionHeader::None => proto::NONE,
-            CongestionHeader::MaxNet(_) => proto::MAXNET,
-            CongestionHeader::Xcp(_) => proto::XCP,
-            CongestionHeader::Rcp(_) => proto::RCP,
-            CongestionHeader::PiqiRcp(_) => proto::PIQI_RCP,
-            CongestionHeader::JetMax(_) => proto::JETMAX,
+macro_rules! congestion_headers {
+    ( $( $(#[$vm:meta])* $V:ident($H:ty) = $proto:path ),* $(,)? ) => {
+        /// Explicit feedback fields, as values.
+        #[derive(Copy, Clone, Debug, PartialEq, Default)]
+        pub enum CongestionHeader {
+            /// The packet carries no congestion header.
+            #[default]
+            None,
+            $( $(#[$vm])* $V($H) ),*
         }
-    }
 
-    /// Length of the body on the wire (without the two shim bytes).
-    pub fn body_len(&self) -> usize {
-        match self {
-            CongestionHeader::None => 0,
-            CongestionHeader::MaxNet(_) => MaxNetHeader::LEN,
-            CongestionHeader::Xcp(_) => XcpHeader::LEN,
-            CongestionHeader::Rcp(_) => RcpHeader::LEN,
-            CongestionHeader::PiqiRcp(_) => PiqiRcpHeader::LEN,
-            CongestionHeader::JetMax(_) => JetMaxHeader::LEN,
-        }
-    }
+        impl CongestionHeader {
+            pub fn proto(&self) -> u8 {
+                match self {
+                    CongestionHeader::None => proto::NONE,
+                    $( CongestionHeader::$V(_) => $proto, )*
+                }
+            }
 
-    /// Bytes this header adds to a packet on the wire (zero when there is none).
-    pub fn wire_len(&self) -> usize {
-        match self {
-            CongestionHeader::None => 0,
-            _ => SHIM_LEN + self.body_len(),
-        }
-    }
+            /// Length of the body on the wire (without the two shim bytes).
+            pub fn body_len(&self) -> usize {
+                match self {
+                    CongestionHeader::None => 0,
+                    $( CongestionHeader::$V(_) => <$H>::LEN, )*
+                }
+            }
 
-    /// Writes `proto len body` into `buf`; returns the bytes written.
-    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
-        let n = SHIM_LEN + self.body_len();
-        if buf.len() < n {
-            return Err(WireError::Truncated);
-        }
-        buf[0] = self.proto();
-        buf[1] = self.body_len() as u8;
-        match self {
-            CongestionHeader::None => {}
-            CongestionHeader::MaxNet(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
-            CongestionHeader::Xcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
-            CongestionHeader::Rcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
-            CongestionHeader::PiqiRcp(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
-            CongestionHeader::JetMax(h) => h.emit_body(&mut buf[SHIM_LEN..n]),
-        }
-        Ok(n)
-    }
+            /// Bytes this header adds to a packet on the wire (zero when there is none).
+            pub fn wire_len(&self) -> usize {
+                match self {
+                    CongestionHeader::None => 0,
+                    _ => SHIM_LEN + self.body_len(),
+                }
+            }
 
-    /// Parses `proto len body` from untrusted bytes; returns the header and the bytes consumed.
-    pub fn parse(buf: &[u8]) -> Result<(CongestionHeader, usize), WireError> {
-        if buf.len() < SHIM_LEN {
-            return Err(WireError::Truncated);
+            /// Writes `proto len body` into `buf`; returns the bytes written.
+            pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
+                let n = SHIM_LEN + self.body_len();
+                if buf.len() < n {
+                    return Err(WireError::Truncated);
+                }
+                buf[0] = self.proto();
+                buf[1] = self.body_len() as u8;
+                match self {
+                    CongestionHeader::None => {}
+                    $( CongestionHeader::$V(h) => h.emit_body(&mut buf[SHIM_LEN..n]), )*
+                }
+                Ok(n)
+            }
+
+            /// Parses `proto len body` from untrusted bytes; returns the header and the bytes
+            /// consumed.
+            pub fn parse(buf: &[u8]) -> Result<(CongestionHeader, usize), WireError> {
+                if buf.len() < SHIM_LEN {
+                    return Err(WireError::Truncated);
+                }
+                let (p, len) = (buf[0], buf[1] as usize);
+                if buf.len() < SHIM_LEN + len {
+                    return Err(WireError::Truncated);
+                }
+                let body = &buf[SHIM_LEN..SHIM_LEN + len];
+                let hdr = match (p, len) {
+                    (proto::NONE, 0) => CongestionHeader::None,
+                    $( ($proto, <$H>::LEN) => CongestionHeader::$V(<$H>::parse_body(body)), )*
+                    _ => return Err(WireError::Malformed),
+                };
+                Ok((hdr, SHIM_LEN + len))
+            }
         }
-        let (p, len) = (buf[0], buf[1] as usize);
-        if buf.len() < SHIM_LEN + len {
-            return Err(WireError::Truncated);
-        }
-        let hdr = match (p, len) {
-            (proto::NONE, 0) => CongestionHeader::None,
-            (proto::MAXNET, MaxNetHeader::LEN) => {
-                CongestionHeader::MaxNet(MaxNetHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
-            }
-            (proto::XCP, XcpHeader::LEN) => {
-                CongestionHeader::Xcp(XcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
-            }
-            (proto::RCP, RcpHeader::LEN) => {
-                CongestionHeader::Rcp(RcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
-            }
-            (proto::PIQI_RCP, PiqiRcpHeader::LEN) => {
-                CongestionHeader::PiqiRcp(PiqiRcpHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
-            }
-            (proto::JETMAX, JetMaxHeader::LEN) => {
-                CongestionHeader::JetMax(JetMaxHeader::parse_body(&buf[SHIM_LEN..SHIM_LEN + len]))
-            }
-            _ => return Err(WireError::Malformed),
-        };
-        Ok((hdr, SHIM_LEN + len))
-    }
+    };
+}
+
+// The registry of congestion headers: one line each, with its protocol number.
+congestion_headers! {
+    /// MaxNet's price and echo (seed 000, Fig. 4).
+    MaxNet(MaxNetHeader) = proto::MAXNET,
+    /// XCP's RTT, inter-packet time and feedback (protocols.md 2.2).
+    Xcp(XcpHeader) = proto::XCP,
+    /// RCP's offered rate and RTT (protocols.md 3.4).
+    Rcp(RcpHeader) = proto::RCP,
+    /// PIQI-RCP's rate and RTT.
+    PiqiRcp(PiqiRcpHeader) = proto::PIQI_RCP,
+    /// JetMax's share, fair rate and bottleneck hop ids.
+    JetMax(JetMaxHeader) = proto::JETMAX,
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! between transport and network" of seed 002. A router finds it at a fixed place (the first
 //! byte of the UDP payload) and knows the protocol from its first byte, whatever the transport
 //! segment behind it looks like; hosts read both. The simulator's pcap capture
-//! (`xcc_sim::capture`), the emulator's UDP transport and the TUN router's carrier all use these
+//! (`xcc_build::capture`), the emulator's UDP transport and the TUN router's carrier all use these
 //! two functions, so their bytes are the same by construction (and shared test vectors check
 //! it).
 

@@ -7,8 +7,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::ScenarioError;
+use super::memory;
 use super::model::*;
 use super::spec::*;
+
 use super::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
 
 /// Text formats a scenario may come in.
@@ -23,19 +25,35 @@ pub fn resolve(text: &str, source: &str, format: Format) -> Result<Scenario, Sce
     let err =
         |path: &str, message: String| ScenarioError { source: source.to_string(), path: path.to_string(), message };
     let value: Value = match format {
-        Format::Toml => toml::from_str(text).map_err(|e| err("", format!("not valid TOML: {}", e.message())))?,
+        Format::Toml => toml::from_str(text)
+            .map_err(|e| err(&toml_location(text, &e), format!("not valid TOML: {}", e.message())))?,
         Format::Json => serde_json::from_str(text).map_err(|e| err("", format!("not valid JSON: {e}")))?,
     };
     let top: TopSpec = typed(value, "", source)?;
-    Resolver { source, nodes: Vec::new(), by_name: HashMap::new() }.run(top)
+    Resolver { source, nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }.run(top)
+}
+
+/// Where a TOML syntax error is: the line and its key (`line 14 (count)`), as the document has
+/// no typed field paths yet.
+fn toml_location(text: &str, e: &toml::de::Error) -> String {
+    let Some(span) = e.span() else { return String::new() };
+    let start = span.start.min(text.len());
+    let line_no = text[..start].matches('\n').count() + 1;
+    let line = text.lines().nth(line_no - 1).unwrap_or("");
+    match line.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() => format!("line {line_no} ({})", key.trim()),
+        _ => format!("line {line_no}"),
+    }
 }
 
 /// Deserialises `value` into `T`, naming the offending field on error.
-fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
+pub fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
         let path = match (prefix.is_empty(), inner == ".") {
-            (true, _) => inner,
+            // The document itself (wrong type, a missing top-level field the message names).
+            (true, true) => "(top level)".to_string(),
+            (true, false) => inner,
             (false, true) => prefix.to_string(),
             (false, false) => format!("{prefix}.{inner}"),
         };
@@ -56,19 +74,32 @@ fn substitute(v: &mut Value, i: u64) -> bool {
     }
 }
 
-struct Resolver<'a> {
-    source: &'a str,
+pub struct Resolver<'a> {
+    pub(crate) source: &'a str,
     nodes: Vec<Node>,
     by_name: HashMap<String, u32>,
+    /// Estimated memory the expanded entries need so far (see `memory`).
+    expanded_bytes: u64,
 }
 
 impl<'a> Resolver<'a> {
-    fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
+    /// A resolver with no nodes, for unit tests of entry resolution.
+    #[cfg(test)]
+    pub(crate) fn for_tests() -> Resolver<'static> {
+        Resolver { source: "test", nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }
+    }
+
+    pub(crate) fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
         ScenarioError { source: self.source.to_string(), path: path.to_string(), message: message.into() }
     }
 
-    /// Expands an array of entries that may carry `count = N` with `{i}` templates.
-    fn expand<T: DeserializeOwned>(&self, array: &str, entries: Vec<Value>) -> Result<Vec<(String, T)>, ScenarioError> {
+    /// Expands an array of entries that may carry `count = N` with `{i}` templates. Refuses,
+    /// before allocating, an expansion that would not fit in the machine's available memory.
+    fn expand<T: DeserializeOwned>(
+        &mut self,
+        array: &str,
+        entries: Vec<Value>,
+    ) -> Result<Vec<(String, T)>, ScenarioError> {
         let mut out = Vec::new();
         for (k, mut entry) in entries.into_iter().enumerate() {
             let base = format!("{array}[{k}]");
@@ -81,8 +112,17 @@ impl<'a> Resolver<'a> {
                     )
                 }
             };
+            let per_copy = memory::per_entry_bytes::<T>(&entry);
+            let copies = count.unwrap_or(1);
+            self.expanded_bytes = self.expanded_bytes.saturating_add(per_copy.saturating_mul(copies));
+            if let Err(m) = memory::check(self.expanded_bytes, per_copy, copies) {
+                return Err(self.err(&format!("{base}.count"), m));
+            }
             match count {
                 None => out.push((base.clone(), typed(entry, &base, self.source)?)),
+                Some(n) if n > u32::MAX as u64 => {
+                    return Err(self.err(&format!("{base}.count"), format!("{n}: expected at most {}", u32::MAX)))
+                }
                 Some(n) => {
                     for i in 1..=n {
                         let mut e = entry.clone();
@@ -131,7 +171,7 @@ impl<'a> Resolver<'a> {
         Ok(id)
     }
 
-    fn time(&self, path: &str, s: &str) -> Result<u64, ScenarioError> {
+    pub(crate) fn time(&self, path: &str, s: &str) -> Result<u64, ScenarioError> {
         parse_duration_ns(s).map_err(|m| self.err(path, m))
     }
 
@@ -165,6 +205,12 @@ impl<'a> Resolver<'a> {
         for (k, t) in top.transactions.into_iter().enumerate() {
             let path = format!("transactions[{k}]");
             let spec: TransactionsSpec = typed(t, &path, self.source)?;
+            // Each transaction becomes a request and a response flow in the driver.
+            let per_txn = 2 * memory::per_entry_bytes::<Flow>(&Value::Null);
+            self.expanded_bytes = self.expanded_bytes.saturating_add(per_txn.saturating_mul(spec.count as u64));
+            if let Err(m) = memory::check(self.expanded_bytes, per_txn, spec.count as u64) {
+                return Err(self.err(&format!("{path}.count"), m));
+            }
             transactions.push(self.transactions(&path, spec, duration_ns)?);
         }
         let interval_ns = match top.metrics.and_then(|m| m.interval) {
@@ -267,256 +313,20 @@ impl<'a> Resolver<'a> {
             }
         };
         let Some(q) = q else {
-            return Ok(Queue::DropTail);
+            return Ok(Queue::DropTail(DropTailParams {}));
         };
         let kind =
             kind_of(q).ok_or_else(|| self.err(path, "expected \"droptail\", \"red\" or a table with kind = ..."))?;
-        match (kind.as_str(), q) {
-            ("droptail", Value::String(_)) => Ok(Queue::DropTail),
-            ("droptail", Value::Object(o)) if o.len() == 1 => Ok(Queue::DropTail),
-            ("droptail", _) => Err(self.err(path, "droptail takes no parameters (its limit is the link's buffer)")),
-            ("red", Value::String(_)) => {
-                Err(self
-                    .err(path, "red needs its thresholds: { kind = \"red\", min_th = \"30pkt\", max_th = \"90pkt\" }"))
-            }
-            ("red", v) => self.red(path, typed(v.clone(), path, self.source)?),
-            ("markmax", Value::String(_)) => Err(self.err(
-                path,
-                "markmax needs its thresholds: { kind = \"markmax\", variant = \"b\", theta = \"240pkt\" }",
-            )),
-            ("markmax", v) => self.markmax(path, typed(v.clone(), path, self.source)?),
-            ("maxnet", Value::String(_)) => self.maxnet_queue(path, None),
-            ("maxnet", v) => self.maxnet_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("xcp", Value::String(_)) => self.xcp_queue(path, None),
-            ("xcp", v) => self.xcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("rcp", Value::String(_)) => self.rcp_queue(path, None),
-            ("rcp", v) => self.rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("piqi-rcp", Value::String(_)) => self.piqi_rcp_queue(path, None),
-            ("piqi-rcp", v) => self.piqi_rcp_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            ("jetmax", Value::String(_)) => self.jetmax_queue(path, None),
-            ("jetmax", v) => self.jetmax_queue(path, Some(typed(v.clone(), path, self.source)?)),
-            (other, _) => Err(self.err(
-                &format!("{path}.kind"),
-                format!("unknown queue '{other}' (known: droptail, red, markmax, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
-            )),
-        }
-    }
-
-    fn red(&self, path: &str, r: RedSpec) -> Result<Queue, ScenarioError> {
-        let min = parse_amount(&r.min_th, false).map_err(|m| self.err(&format!("{path}.min_th"), m))?;
-        let max = parse_amount(&r.max_th, false).map_err(|m| self.err(&format!("{path}.max_th"), m))?;
-        let (unit, min_th, max_th) = match (min, max) {
-            (Amount::Packets(a), Amount::Packets(b)) => ("packets", a, b),
-            (Amount::Bytes(a), Amount::Bytes(b)) => ("bytes", a, b),
-            _ => {
-                return Err(self.err(
-                    &format!("{path}.max_th"),
-                    "min_th and max_th must use the same unit (both packets or both bytes)",
-                ))
-            }
-        };
-        if min_th >= max_th {
-            return Err(
-                self.err(&format!("{path}.max_th"), format!("expected max_th > min_th, found {max_th} <= {min_th}"))
-            );
-        }
-        let w_q = r.w_q.unwrap_or(0.002);
-        if !(w_q > 0.0 && w_q <= 1.0) {
-            return Err(self.err(&format!("{path}.w_q"), format!("{w_q}: expected 0 < w_q <= 1")));
-        }
-        let max_p = r.max_p.unwrap_or(0.1);
-        if !(max_p > 0.0 && max_p <= 1.0) {
-            return Err(self.err(&format!("{path}.max_p"), format!("{max_p}: expected 0 < max_p <= 1")));
-        }
-        let variant = match r.variant.as_deref().unwrap_or("classic") {
-            "gentle" => "gentle",
-            "classic" => "classic",
-            other => {
-                return Err(
-                    self.err(&format!("{path}.variant"), format!("'{other}': expected \"gentle\" or \"classic\""))
-                )
-            }
-        };
-        let action = match r.action.as_deref().unwrap_or("drop") {
-            "drop" => "drop",
-            "mark" => "mark",
-            other => {
-                return Err(self.err(&format!("{path}.action"), format!("'{other}': expected \"drop\" or \"mark\"")))
-            }
-        };
-        let mean_packet_bytes = match r.mean_packet {
-            None => 1500,
-            Some(s) => match parse_bytes(&s).map_err(|m| self.err(&format!("{path}.mean_packet"), m))? {
-                0 => return Err(self.err(&format!("{path}.mean_packet"), "expected a positive size")),
-                b => b as u32,
-            },
-        };
-        let _ = r.kind;
-        Ok(Queue::Red(RedParams { w_q, min_th, max_th, max_p, unit, variant, action, mean_packet_bytes }))
-    }
-
-    /// MarkMax (seed 003): `theta` required; `theta_l`, `theta_h` default to the paper's
-    /// guideline 0.85·θ and 1.15·θ (rounded to whole units); all three in one unit.
-    fn markmax(&self, path: &str, m: MarkMaxSpec) -> Result<Queue, ScenarioError> {
-        let amount = |field: &str, s: &str| -> Result<(&'static str, f64), ScenarioError> {
-            match parse_amount(s, false).map_err(|e| self.err(&format!("{path}.{field}"), e))? {
-                Amount::Packets(p) => Ok(("packets", p)),
-                Amount::Bytes(b) => Ok(("bytes", b)),
-                Amount::Unlimited => Err(self.err(&format!("{path}.{field}"), "expected packets or bytes")),
-            }
-        };
-        let whole = |field: &str, v: f64| -> Result<u64, ScenarioError> {
-            if v.fract() != 0.0 || v < 0.0 {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a whole number of units")));
-            }
-            Ok(v as u64)
-        };
-        let (unit, theta) = amount("theta", &m.theta)?;
-        let theta = whole("theta", theta)?;
-        let side = |field: &str, v: &Option<String>, factor: f64| -> Result<u64, ScenarioError> {
-            match v {
-                None => Ok((theta as f64 * factor).round() as u64),
-                Some(s) => {
-                    let (u, x) = amount(field, s)?;
-                    if u != unit {
-                        return Err(self.err(
-                            &format!("{path}.{field}"),
-                            "theta_l, theta and theta_h must use the same unit (all packets or all bytes)",
-                        ));
-                    }
-                    whole(field, x)
-                }
-            }
-        };
-        let theta_l = side("theta_l", &m.theta_l, 0.85)?;
-        let theta_h = side("theta_h", &m.theta_h, 1.15)?;
-        if theta_l >= theta {
-            return Err(
-                self.err(&format!("{path}.theta_l"), format!("expected theta_l < theta, found {theta_l} >= {theta}"))
-            );
-        }
-        if theta_h <= theta {
-            return Err(
-                self.err(&format!("{path}.theta_h"), format!("expected theta_h > theta, found {theta_h} <= {theta}"))
-            );
-        }
-        let variant = match m.variant.as_deref().unwrap_or("b") {
-            "b" | "B" => "b",
-            "t" | "T" => "t",
-            other => return Err(self.err(&format!("{path}.variant"), format!("'{other}': expected \"b\" or \"t\""))),
-        };
-        let tail = match (variant, m.tail) {
-            ("b", Some(_)) => {
-                return Err(self.err(&format!("{path}.tail"), "only MarkMax-T (variant = \"t\") takes a tail fraction"))
-            }
-            ("b", None) => None,
-            (_, t) => {
-                let t = t.unwrap_or(0.1);
-                if !(t > 0.0 && t <= 1.0) {
-                    return Err(self.err(&format!("{path}.tail"), format!("{t}: expected a fraction in (0, 1]")));
-                }
-                Some(t)
-            }
-        };
-        let _ = m.kind;
-        Ok(Queue::MarkMax(MarkMaxParams { variant, unit, theta_l, theta, theta_h, tail }))
-    }
-
-    /// MaxNet's router: seed 000's defaults (dt_p 1 ms, T0 130 ms, T 0.4 s, x_max 1e15), mu 0.9.
-    fn maxnet_queue(&self, path: &str, m: Option<MaxNetQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::MaxNetRouterConfig::default();
-        let (mu, dt_p, t0, t, x_max) = match m {
-            None => (None, None, None, None, None),
-            Some(m) => (m.mu, m.dt_p, m.t0, m.t, m.x_max),
-        };
-        let mu = mu.unwrap_or(d.mu);
-        if !(mu > 0.0 && mu <= 1.0) {
-            return Err(self.err(&format!("{path}.mu"), format!("{mu}: expected 0 < mu <= 1")));
-        }
-        let positive_time = |field: &str, v: Option<String>, default: u64| -> Result<u64, ScenarioError> {
-            match v {
-                None => Ok(default),
-                Some(s) => match self.time(&format!("{path}.{field}"), &s)? {
-                    0 => Err(self.err(&format!("{path}.{field}"), "expected a positive time")),
-                    ns => Ok(ns),
-                },
-            }
-        };
-        let dt_p_ns = positive_time("dt_p", dt_p, d.dt_p.as_ns())?;
-        let t0_ns = positive_time("t0", t0, d.t0.as_ns())?;
-        let t_s = positive_time("t", t, (d.t_s * 1e9) as u64)? as f64 * 1e-9;
-        let x_max_bps = match x_max {
-            None => d.x_max_bps,
-            Some(s) => match parse_rate_bps(&s).map_err(|m| self.err(&format!("{path}.x_max"), m))? {
-                0 => return Err(self.err(&format!("{path}.x_max"), "expected a positive rate")),
-                r => r as f64,
-            },
-        };
-        Ok(Queue::MaxNet(MaxNetRouterParams { mu, dt_p_ns, t0_ns, t_s, x_max_bps }))
-    }
-
-    /// XCP's router: alpha 0.4, beta 0.226, gamma 0.1 unless given.
-    fn xcp_queue(&self, path: &str, m: Option<XcpQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::XcpRouterConfig::default();
-        let (alpha, beta, gamma) = match m {
-            None => (d.alpha, d.beta, d.gamma),
-            Some(m) => (m.alpha.unwrap_or(d.alpha), m.beta.unwrap_or(d.beta), m.gamma.unwrap_or(d.gamma)),
-        };
-        for (field, v) in [("alpha", alpha), ("beta", beta), ("gamma", gamma)] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a number >= 0")));
-            }
-        }
-        Ok(Queue::Xcp(XcpRouterParams { alpha, beta, gamma }))
-    }
-
-    /// RCP's router: a named preset (default "stanford": alpha 0.4, beta 1), then overrides.
-    fn rcp_queue(&self, path: &str, m: Option<RcpQueueSpec>) -> Result<Queue, ScenarioError> {
-        use xcc_core::link::{RcpRouterConfig, RCP_PRESETS};
-        let m = m.unwrap_or(RcpQueueSpec {
-            kind: "rcp".into(),
-            preset: None,
-            alpha: None,
-            beta: None,
-            gamma: None,
-            init_rate_fact: None,
-            min_pprtt: None,
-            rtt_filter: None,
-        });
-        let name = m.preset.as_deref().unwrap_or("stanford");
-        let Some(&(preset, ..)) = RCP_PRESETS.iter().find(|p| p.0 == name) else {
-            let known: Vec<&str> = RCP_PRESETS.iter().map(|p| p.0).collect();
-            return Err(self
-                .err(&format!("{path}.preset"), format!("unknown RCP preset '{name}' (known: {})", known.join(", "))));
-        };
-        let d = RcpRouterConfig::preset(preset).expect("preset listed");
-        let alpha = m.alpha.unwrap_or(d.alpha);
-        let beta = m.beta.unwrap_or(d.beta);
-        let gamma = m.gamma.unwrap_or(d.gamma);
-        let init_rate_fact = m.init_rate_fact.unwrap_or(d.init_rate_fact);
-        let min_pprtt = m.min_pprtt.unwrap_or(d.min_pprtt);
-        for (field, v) in [("alpha", alpha), ("beta", beta), ("min_pprtt", min_pprtt)] {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a number >= 0")));
-            }
-        }
-        for (field, v) in [("gamma", gamma), ("init_rate_fact", init_rate_fact)] {
-            if !(v > 0.0 && v <= 1.0) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected 0 < {field} <= 1")));
-            }
-        }
-        let rtt_filter = match m.rtt_filter.as_deref() {
-            None | Some("ns2") => "ns2",
-            Some("last") => "last",
-            Some(other) => {
-                return Err(self.err(&format!("{path}.rtt_filter"), format!("'{other}': expected \"ns2\" or \"last\"")))
-            }
-        };
-        Ok(Queue::Rcp(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt, rtt_filter }))
+        // A bare name (`queue = "xcp"`) asks for the defaults; a table gives parameters.
+        let table = if q.is_string() { None } else { Some(q) };
+        Queue::resolve(&kind, self, path, table).unwrap_or_else(|| {
+            Err(self
+                .err(&format!("{path}.kind"), format!("unknown queue '{kind}' (known: {})", Queue::NAMES.join(", "))))
+        })
     }
 
     /// A utilisation target in (0, 1] at `path`.
-    fn utilisation(&self, path: &str, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
+    pub(crate) fn utilisation(&self, path: &str, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
         let g = v.unwrap_or(default);
         if !(g > 0.0 && g <= 1.0) {
             return Err(self.err(path, format!("{g}: expected 0 < gamma <= 1")));
@@ -525,7 +335,12 @@ impl<'a> Resolver<'a> {
     }
 
     /// A positive time at `path`, or `default_ns`.
-    fn positive_time_or(&self, path: &str, v: &Option<String>, default_ns: u64) -> Result<u64, ScenarioError> {
+    pub(crate) fn positive_time_or(
+        &self,
+        path: &str,
+        v: &Option<String>,
+        default_ns: u64,
+    ) -> Result<u64, ScenarioError> {
         match v {
             None => Ok(default_ns),
             Some(s) => match self.time(path, s)? {
@@ -533,120 +348,6 @@ impl<'a> Resolver<'a> {
                 ns => Ok(ns),
             },
         }
-    }
-
-    /// PIQI-RCP's router (reconstructed): T 5 ms, kappa auto (kappa*), gamma 0.98, R0 0.05 C,
-    /// RTT before any sample 200 ms.
-    fn piqi_rcp_queue(&self, path: &str, m: Option<PiqiRcpQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::PiqiRcpRouterConfig::default();
-        let m = m.unwrap_or(PiqiRcpQueueSpec {
-            kind: "piqi-rcp".into(),
-            interval: None,
-            kappa: None,
-            gamma: None,
-            initial: None,
-            rtt0: None,
-            law: None,
-        });
-        let interval_ns = self.positive_time_or(&format!("{path}.interval"), &m.interval, d.interval.as_ns())?;
-        let kappa = match &m.kappa {
-            None => None,
-            Some(Value::String(s)) if s == "auto" => None,
-            Some(Value::Number(n)) => match n.as_f64() {
-                Some(k) if k > 0.0 && k <= 1.0 => Some(k),
-                _ => return Err(self.err(&format!("{path}.kappa"), format!("{n}: expected 0 < kappa <= 1"))),
-            },
-            Some(other) => {
-                return Err(self
-                    .err(&format!("{path}.kappa"), format!("expected a number in (0, 1] or \"auto\", found {other}")))
-            }
-        };
-        let gamma = self.utilisation(&format!("{path}.gamma"), m.gamma, d.gamma)?;
-        let initial_fraction = m.initial.unwrap_or(d.initial_fraction);
-        if !(initial_fraction > 0.0 && initial_fraction <= 1.0) {
-            return Err(
-                self.err(&format!("{path}.initial"), format!("{initial_fraction}: expected a fraction of C in (0, 1]"))
-            );
-        }
-        let rtt0_ns = self.positive_time_or(&format!("{path}.rtt0"), &m.rtt0, d.rtt0.as_ns())?;
-        let multiplicative_law = match m.law.as_deref() {
-            None | Some("normalised") => false,
-            Some("multiplicative") => true,
-            Some(other) => {
-                return Err(self
-                    .err(&format!("{path}.law"), format!("unknown law '{other}' (known: normalised, multiplicative)")))
-            }
-        };
-        Ok(Queue::PiqiRcp(PiqiRcpRouterParams {
-            interval_ns,
-            kappa,
-            gamma,
-            initial_fraction,
-            rtt0_ns,
-            multiplicative_law,
-        }))
-    }
-
-    /// JetMax's router (reconstructed): gamma 0.95, D 20 ms.
-    fn jetmax_queue(&self, path: &str, m: Option<JetMaxQueueSpec>) -> Result<Queue, ScenarioError> {
-        let d = xcc_core::link::JetMaxRouterConfig::default();
-        let (gamma, interval) = match m {
-            None => (None, None),
-            Some(m) => (m.gamma, m.interval),
-        };
-        let gamma = self.utilisation(&format!("{path}.gamma"), gamma, d.gamma)?;
-        let interval_ns = self.positive_time_or(&format!("{path}.interval"), &interval, d.interval.as_ns())?;
-        Ok(Queue::JetMax(JetMaxRouterParams { gamma, interval_ns }))
-    }
-
-    /// MaxNet's source: seed 000 Section VI (x_max 1e15, T 0.4 s, alpha 0.66, eta 0.06,
-    /// dt_min 1 us), MaxStart on.
-    fn maxnet_cc(&self, path: &str, m: Option<MaxNetCcSpec>) -> Result<Cc, ScenarioError> {
-        let d = xcc_core::host::MaxNetConfig::default();
-        let m = m.unwrap_or(MaxNetCcSpec {
-            kind: "maxnet".into(),
-            x_max: None,
-            t: None,
-            alpha: None,
-            eta: None,
-            dt_min: None,
-            maxstart: None,
-            pace: None,
-        });
-        let x_max_bps = match &m.x_max {
-            None => d.x_max_bps,
-            Some(s) => match parse_rate_bps(s).map_err(|e| self.err(&format!("{path}.x_max"), e))? {
-                0 => return Err(self.err(&format!("{path}.x_max"), "expected a positive rate")),
-                r => r as f64,
-            },
-        };
-        let t_s = match &m.t {
-            None => d.t_s,
-            Some(s) => match self.time(&format!("{path}.t"), s)? {
-                0 => return Err(self.err(&format!("{path}.t"), "expected a positive time")),
-                ns => ns as f64 * 1e-9,
-            },
-        };
-        let alpha = m.alpha.unwrap_or(d.alpha);
-        let eta = m.eta.unwrap_or(d.eta);
-        for (field, v) in [("alpha", alpha), ("eta", eta)] {
-            if !(v > 0.0 && v.is_finite()) {
-                return Err(self.err(&format!("{path}.{field}"), format!("{v}: expected a positive number")));
-            }
-        }
-        let dt_min_ns = match &m.dt_min {
-            None => d.dt_min.as_ns(),
-            Some(s) => self.time(&format!("{path}.dt_min"), s)?,
-        };
-        Ok(Cc::MaxNet {
-            x_max_bps,
-            t_s,
-            alpha,
-            eta,
-            dt_min_ns,
-            maxstart: m.maxstart.unwrap_or(d.maxstart),
-            pace: m.pace.unwrap_or(d.pace),
-        })
     }
 
     fn transport(&self, path: &str, t: Option<TransportSpec>) -> Result<Transport, ScenarioError> {
@@ -705,75 +406,27 @@ impl<'a> Resolver<'a> {
     }
 
     fn cc(&self, path: &str, v: Option<Value>) -> Result<Cc, ScenarioError> {
-        let is_maxnet = match &v {
-            Some(Value::String(s)) => s == "maxnet",
-            Some(Value::Object(o)) => o.get("kind").and_then(|k| k.as_str()) == Some("maxnet"),
-            _ => false,
-        };
-        if is_maxnet {
-            let spec = match v {
-                Some(t @ Value::Object(_)) => Some(typed(t, path, self.source)?),
-                _ => None,
-            };
-            return self.maxnet_cc(path, spec);
-        }
-        match &v {
-            Some(Value::String(s)) if s == "piqi-rcp" => return Ok(Cc::PiqiRcp),
-            Some(Value::String(s)) if s == "jetmax" => {
-                let d = xcc_core::host::JetMaxConfig::default();
-                return Ok(Cc::JetMax { tau: d.tau, probe_wait_ns: d.probe_wait.as_ns() });
-            }
-            Some(o @ Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("jetmax") => {
-                let spec: JetMaxCcSpec = typed(o.clone(), path, self.source)?;
-                let d = xcc_core::host::JetMaxConfig::default();
-                let tau = spec.tau.unwrap_or(d.tau);
-                if !(tau > 0.0 && tau <= 1.0) {
-                    return Err(self.err(&format!("{path}.tau"), format!("{tau}: expected 0 < tau <= 1")));
-                }
-                let probe_wait_ns = match &spec.probe_wait {
-                    None => d.probe_wait.as_ns(),
-                    Some(s) => self.time(&format!("{path}.probe_wait"), s)?,
-                };
-                let _ = spec.kind;
-                return Ok(Cc::JetMax { tau, probe_wait_ns });
-            }
-            Some(Value::Object(m)) if m.get("kind").and_then(|k| k.as_str()) == Some("piqi-rcp") => {
-                if m.len() > 1 {
-                    return Err(self.err(path, "piqi-rcp's source takes no parameters (its rate is the routers')"));
-                }
-                return Ok(Cc::PiqiRcp);
-            }
-            _ => {}
-        }
-        let (kind, table) = match v {
+        let (kind, table) = match &v {
             None => ("newreno".to_string(), None),
-            Some(Value::String(s)) => (s, None),
-            Some(v @ Value::Object(_)) => {
-                let t: CcTableSpec = typed(v, path, self.source)?;
-                (t.kind.clone(), Some(t))
-            }
+            Some(Value::String(s)) => (s.clone(), None),
+            Some(t @ Value::Object(o)) => match o.get("kind").and_then(|k| k.as_str()) {
+                Some(k) => (k.to_string(), Some(t)),
+                // No usable kind: let the typed table name what is wrong with it.
+                None => {
+                    return Err(typed::<CcKindSpec>(t.clone(), path, self.source).err().unwrap_or_else(|| {
+                        self.err(&format!("{path}.kind"), "expected the name of a congestion control")
+                    }))
+                }
+            },
             Some(other) => {
                 return Err(self.err(path, format!("expected \"newreno\" or a table with kind = ..., found {other}")))
             }
         };
-        match kind.as_str() {
-            "newreno" | "reno" => {
-                let initial_window = table.and_then(|t| t.initial_window).unwrap_or(2);
-                if initial_window == 0 {
-                    return Err(self.err(&format!("{path}.initial_window"), "expected at least 1 segment"));
-                }
-                Ok(Cc::NewReno { initial_window })
-            }
-            "xcp" | "rcp" if table.as_ref().is_some_and(|t| t.initial_window.is_some()) => {
-                Err(self.err(&format!("{path}.initial_window"), format!("{kind} takes no parameters")))
-            }
-            "xcp" => Ok(Cc::Xcp),
-            "rcp" => Ok(Cc::Rcp),
-            other => Err(self.err(
-                path,
-                format!("unknown congestion control '{other}' (known: newreno, maxnet, xcp, rcp, piqi-rcp, jetmax)"),
-            )),
-        }
+        // "reno" is accepted as another name of newreno.
+        let name = if kind == "reno" { "newreno" } else { kind.as_str() };
+        Cc::resolve(name, self, path, table).unwrap_or_else(|| {
+            Err(self.err(path, format!("unknown congestion control '{kind}' (known: {})", Cc::NAMES.join(", "))))
+        })
     }
 
     fn window(

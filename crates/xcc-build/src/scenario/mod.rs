@@ -1,6 +1,7 @@
 //! Scenarios: the TOML (or JSON) description of an experiment, resolved into integers.
 
 pub mod error;
+pub mod memory;
 pub mod model;
 pub mod resolve;
 pub mod spec;

@@ -2,6 +2,20 @@
 //! `"1500B"`. Decimal prefixes for rates and sizes (`KB` = 1000 B), binary ones spelled out
 //! (`KiB` = 1024 B), as network papers use them.
 
+/// The largest integer any quantity may resolve to: 2^62 (146 years in ns, 4.6 Ebit/s, 4 EiB),
+/// so that the sums the drivers form (a time plus a delay, bytes over a run) stay within the
+/// 64-bit representation. Anything larger is refused, never saturated or wrapped.
+pub const MAX_QUANTITY: u64 = 1 << 62;
+
+/// `v * scale` rounded to an integer, or an error if it does not fit under [`MAX_QUANTITY`].
+fn to_integer(s: &str, v: f64, scale: f64) -> Result<u64, String> {
+    let x = (v * scale).round();
+    if x > MAX_QUANTITY as f64 {
+        return Err(format!("'{}' is too large (at most 2^62 in the base unit)", s.trim()));
+    }
+    Ok(x as u64)
+}
+
 /// Splits `"14.5ms"` into `(14.5, "ms")`.
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let s = s.trim();
@@ -33,7 +47,7 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     if v < 0.0 {
         return Err(format!("'{s}': a time cannot be negative"));
     }
-    Ok((v * scale).round() as u64)
+    to_integer(s, v, scale)
 }
 
 /// A rate in bit/s: `bps`, `kbps`, `Mbps`, `Gbps`, `Tbps` (decimal; case of the prefix ignored).
@@ -50,7 +64,7 @@ pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
     if v < 0.0 {
         return Err(format!("'{s}': a rate cannot be negative"));
     }
-    Ok((v * scale).round() as u64)
+    to_integer(s, v, scale)
 }
 
 /// A size in bytes: `B`, `KB`, `MB`, `GB` (decimal), `KiB`, `MiB`, `GiB` (binary).
@@ -69,7 +83,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     if v < 0.0 {
         return Err(format!("'{s}': a size cannot be negative"));
     }
-    Ok((v * scale).round() as u64)
+    to_integer(s, v, scale)
 }
 
 /// A buffer or threshold: packets (`"240pkt"`), bytes (`"100KB"`), or (if allowed) `"unlimited"`.
@@ -93,6 +107,9 @@ pub fn parse_amount(s: &str, allow_unlimited: bool) -> Result<Amount, String> {
     if v < 0.0 {
         return Err(format!("'{s}': an amount cannot be negative"));
     }
+    if v > MAX_QUANTITY as f64 {
+        return Err(format!("'{}' is too large (at most 2^62 in the base unit)", s.trim()));
+    }
     match unit {
         "pkt" | "pkts" | "packets" => Ok(Amount::Packets(v)),
         _ => parse_bytes(s).map(|b| Amount::Bytes(b as f64)).map_err(|_| {
@@ -102,8 +119,37 @@ pub fn parse_amount(s: &str, allow_unlimited: bool) -> Result<Amount, String> {
     }
 }
 
+/// The number behind a quantity in SI base units: seconds, bit/s, bytes, or a packet count
+/// (`"5ms"` -> 0.005, `"10Mbps"` -> 1e7); `None` if it is not a quantity this parser accepts.
+/// Python's sweep catalog and plots read parameter values through this (one units parser).
+pub fn si_value(s: &str) -> Option<f64> {
+    if let Ok(ns) = parse_duration_ns(s) {
+        return Some(ns as f64 / 1e9);
+    }
+    if let Ok(bps) = parse_rate_bps(s) {
+        return Some(bps as f64);
+    }
+    match parse_amount(s, false) {
+        Ok(Amount::Packets(p)) => Some(p),
+        Ok(Amount::Bytes(b)) => Some(b),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn si_values_are_in_base_units() {
+        assert_eq!(si_value("5ms"), Some(0.005));
+        assert_eq!(si_value("10Mbps"), Some(1e7));
+        assert_eq!(si_value("1.5KB"), Some(1500.0));
+        assert_eq!(si_value("1KiB"), Some(1024.0));
+        assert_eq!(si_value("30pkt"), Some(30.0));
+        assert_eq!(si_value("unlimited"), None);
+        assert_eq!(si_value("fast"), None);
+        assert_eq!(si_value("1e300s"), None);
+    }
     use super::*;
 
     #[test]

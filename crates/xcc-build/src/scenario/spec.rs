@@ -61,31 +61,6 @@ pub struct LinkDirSpec {
     pub jitter: Option<String>,
 }
 
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RedSpec {
-    pub kind: String,
-    pub w_q: Option<f64>,
-    pub min_th: String,
-    pub max_th: String,
-    pub max_p: Option<f64>,
-    pub variant: Option<String>,
-    pub action: Option<String>,
-    pub mean_packet: Option<String>,
-}
-
-/// `queue = { kind = "markmax", variant = "b", theta = "240pkt", ... }`.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct MarkMaxSpec {
-    pub kind: String,
-    pub variant: Option<String>,
-    pub theta: String,
-    pub theta_l: Option<String>,
-    pub theta_h: Option<String>,
-    pub tail: Option<f64>,
-}
-
 #[derive(Deserialize, Debug, Default)]
 #[serde(deny_unknown_fields)]
 pub struct TransportSpec {
@@ -100,96 +75,10 @@ pub struct TransportSpec {
     pub pace: Option<bool>,
 }
 
+/// A `cc` table's `kind`, to report a table whose kind is missing or not a name.
 #[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct CcTableSpec {
+pub struct CcKindSpec {
     pub kind: String,
-    pub initial_window: Option<u32>,
-}
-
-/// `cc = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct MaxNetCcSpec {
-    pub kind: String,
-    pub x_max: Option<String>,
-    pub t: Option<String>,
-    pub alpha: Option<f64>,
-    pub eta: Option<f64>,
-    pub dt_min: Option<String>,
-    pub maxstart: Option<bool>,
-    pub pace: Option<bool>,
-}
-
-/// `queue = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct MaxNetQueueSpec {
-    pub kind: String,
-    pub mu: Option<f64>,
-    pub dt_p: Option<String>,
-    pub t0: Option<String>,
-    pub t: Option<String>,
-    pub x_max: Option<String>,
-}
-
-/// `queue = { kind = "xcp", ... }` (alpha 0.4, beta 0.226, gamma 0.1 by default).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct XcpQueueSpec {
-    pub kind: String,
-    pub alpha: Option<f64>,
-    pub beta: Option<f64>,
-    pub gamma: Option<f64>,
-}
-
-/// `queue = { kind = "rcp", preset = "stanford", ... }`: a named parameter set, then overrides.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct RcpQueueSpec {
-    pub kind: String,
-    pub preset: Option<String>,
-    pub alpha: Option<f64>,
-    pub beta: Option<f64>,
-    /// Virtual-capacity factor.
-    pub gamma: Option<f64>,
-    pub init_rate_fact: Option<f64>,
-    pub min_pprtt: Option<f64>,
-    /// "ns2" (default: ns-2 v4's asymmetric EWMA) or "last" (each interval's sample).
-    pub rtt_filter: Option<String>,
-}
-
-/// `queue = { kind = "piqi-rcp", ... }` (reconstructed law; docs/algorithms/piqi-rcp.md).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct PiqiRcpQueueSpec {
-    pub kind: String,
-    pub interval: Option<String>,
-    /// A number, or "auto" for kappa* = T / (2 (T + RTT_max)).
-    pub kappa: Option<Value>,
-    pub gamma: Option<f64>,
-    pub initial: Option<f64>,
-    pub rtt0: Option<String>,
-    /// "normalised" (default) or "multiplicative" (the alternative law, a sensitivity).
-    pub law: Option<String>,
-}
-
-/// `queue = { kind = "jetmax", ... }` (reconstructed law; docs/algorithms/jetmax.md).
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct JetMaxQueueSpec {
-    pub kind: String,
-    pub gamma: Option<f64>,
-    pub interval: Option<String>,
-}
-
-/// `cc = { kind = "jetmax", tau = 0.6, probe_wait = "100ms" }`.
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-pub struct JetMaxCcSpec {
-    pub kind: String,
-    pub tau: Option<f64>,
-    pub probe_wait: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -1,0 +1,20 @@
+//! # xcc-build: scenarios and construction, shared by every driver
+//!
+//! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution into integers.
+//! - [`construct`]: the xcc-core state machines a resolved scenario asks for.
+//! - [`topology`]: adjacency and per-flow routes.
+//! - [`schema`]: the result tables' columns, declared once for both drivers and Python.
+//! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
+//!
+//! The simulator (`xcc-sim`) and the emulator (`xcc-emu`) both depend on this crate and neither
+//! on the other.
+
+pub mod capture;
+pub mod cc;
+pub mod construct;
+pub mod queue;
+pub mod scenario;
+pub mod schema;
+pub mod topology;
+
+pub use scenario::{resolve, Format, Scenario, ScenarioError};

@@ -1,0 +1,141 @@
+//! The link algorithms a scenario can name (`queue = ...` of a link), one file each: the entry
+//! as written (its serde spec), its resolved parameters with their defaults and sources, and
+//! the xcc-core algorithm built from them. The registry below is the one list of them: the
+//! names scenarios use, the error listing the known names, `xcc list` and Python all come from
+//! it.
+
+pub mod droptail;
+pub mod jetmax;
+pub mod markmax;
+pub mod maxnet;
+pub mod piqi_rcp;
+pub mod rcp;
+pub mod red;
+pub mod xcp;
+
+use serde::Serialize;
+use serde_json::Value;
+use xcc_core::link::AnyLinkAlgorithm;
+use xcc_core::rng::Pcg64Mcg;
+
+use crate::scenario::resolve::Resolver;
+use crate::scenario::ScenarioError;
+
+pub use droptail::DropTailParams;
+pub use jetmax::JetMaxRouterParams;
+pub use markmax::{MarkMaxLetter, MarkMaxParams};
+pub use maxnet::MaxNetRouterParams;
+pub use piqi_rcp::PiqiRcpRouterParams;
+pub use rcp::RcpRouterParams;
+pub use red::RedParams;
+pub use xcp::XcpRouterParams;
+
+/// What every link algorithm's parameters provide.
+pub trait QueueConfig: Sized {
+    /// Resolves the entry at `path`: `v` is the table as written (`{ kind = "red", ... }`), or
+    /// `None` where the scenario gives the bare name (`queue = "xcp"`).
+    fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError>;
+    /// The algorithm for a link of `rate_bps`; `rng` is the link's own stream (random phases).
+    fn build(&self, rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm;
+}
+
+/// What the algorithm files use.
+mod prelude {
+    pub use serde::{Deserialize, Serialize};
+    pub use serde_json::Value;
+    pub use xcc_core::link::*;
+    pub use xcc_core::rng::{uniform01, Pcg64Mcg};
+    pub use xcc_core::{Dur, Time};
+
+    pub use super::QueueConfig;
+    pub use crate::scenario::resolve::{typed, Resolver};
+    pub use crate::scenario::units::{parse_amount, parse_bytes, parse_rate_bps, Amount};
+    pub use crate::scenario::ScenarioError;
+}
+
+macro_rules! queue_registry {
+    ( $( $(#[$vm:meta])* $kw:literal => $V:ident($P:ty) ),* $(,)? ) => {
+        /// A link direction's algorithm with its resolved parameters (`run.json` records it
+        /// with the serde tag `kind`).
+        #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum Queue {
+            $( $(#[$vm])* $V($P) ),*
+        }
+
+        impl Queue {
+            /// The names scenarios use, in registry order.
+            pub const NAMES: &'static [&'static str] = &[$($kw),*];
+
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( Queue::$V(_) => $kw ),*
+                }
+            }
+
+            /// Resolves the entry of algorithm `name`; `None` if no algorithm has that name.
+            pub fn resolve(
+                name: &str,
+                res: &Resolver,
+                path: &str,
+                v: Option<&Value>,
+            ) -> Option<Result<Queue, ScenarioError>> {
+                match name {
+                    $( $kw => Some(<$P as QueueConfig>::resolve(res, path, v).map(Queue::$V)), )*
+                    _ => None,
+                }
+            }
+
+            /// The xcc-core algorithm for a link of `rate_bps`.
+            pub fn build(&self, rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
+                match self {
+                    $( Queue::$V(p) => p.build(rng, rate_bps), )*
+                }
+            }
+        }
+    };
+}
+
+// The registry of link algorithms: one line each.
+queue_registry! {
+    "droptail" => DropTail(DropTailParams),
+    "red" => Red(RedParams),
+    #[serde(rename = "markmax")]
+    "markmax" => MarkMax(MarkMaxParams),
+    #[serde(rename = "maxnet")]
+    "maxnet" => MaxNet(MaxNetRouterParams),
+    #[serde(rename = "xcp")]
+    "xcp" => Xcp(XcpRouterParams),
+    #[serde(rename = "rcp")]
+    "rcp" => Rcp(RcpRouterParams),
+    #[serde(rename = "piqi-rcp")]
+    "piqi-rcp" => PiqiRcp(PiqiRcpRouterParams),
+    #[serde(rename = "jetmax")]
+    "jetmax" => JetMax(JetMaxRouterParams),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `run.json` records the resolved queue under these tags (kept from before the registry).
+    #[test]
+    fn serde_tags_are_stable() {
+        let json = serde_json::to_string(&Queue::DropTail(DropTailParams {})).unwrap();
+        assert_eq!(json, r#"{"kind":"drop_tail"}"#);
+        let xcp = Queue::Xcp(XcpRouterParams { alpha: 0.4, beta: 0.226, gamma: 0.1 });
+        assert_eq!(serde_json::to_string(&xcp).unwrap(), r#"{"kind":"xcp","alpha":0.4,"beta":0.226,"gamma":0.1}"#);
+    }
+
+    #[test]
+    fn every_registered_name_resolves_or_asks_for_its_parameters() {
+        let res = Resolver::for_tests();
+        for name in Queue::NAMES {
+            match Queue::resolve(name, &res, "q", None).expect("registered") {
+                Ok(q) => assert_eq!(q.name(), *name),
+                Err(e) => assert!(e.message.contains(name), "{e}"),
+            }
+        }
+        assert!(Queue::resolve("nope", &res, "q", None).is_none());
+    }
+}

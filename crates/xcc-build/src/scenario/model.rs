@@ -1,0 +1,144 @@
+//! The resolved scenario: every template expanded, every default filled in, every unit turned
+//! into integers. This is what the simulator builds from and what `run.json` records.
+
+use serde::Serialize;
+
+pub use crate::cc::Cc;
+pub use crate::queue::{DropTailParams, JetMaxRouterParams};
+pub use crate::queue::{
+    MarkMaxLetter, MarkMaxParams, MaxNetRouterParams, PiqiRcpRouterParams, Queue, RcpRouterParams, RedParams,
+    XcpRouterParams,
+};
+
+/// A fully resolved scenario.
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub duration_ns: u64,
+    pub seed: u64,
+    pub nodes: Vec<Node>,
+    /// Directed links; a duplex link `a -- b` is links `2k` (a->b) and `2k+1` (b->a).
+    pub links: Vec<Link>,
+    pub flows: Vec<Flow>,
+    pub arrivals: Vec<Arrivals>,
+    pub transactions: Vec<Transactions>,
+    pub metrics: Metrics,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    Host,
+    Router,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Node {
+    pub name: String,
+    pub kind: NodeKind,
+}
+
+/// Buffer limit of a link direction; `None` in both means unlimited.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Buffer {
+    pub packets: Option<u64>,
+    pub bytes: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Link {
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub buffer: Buffer,
+    pub queue: Queue,
+    /// Probability that a packet is lost on this link (random-loss model checks).
+    pub loss: f64,
+    /// Each packet's propagation delay is `delay_ns` plus a uniform draw in [0, jitter_ns],
+    /// never overtaking the packet before it (breaks deterministic phase effects).
+    pub jitter_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Transport {
+    pub mss_bytes: u32,
+    pub header_bytes: u32,
+    pub ecn: bool,
+    pub sack: bool,
+    pub delayed_ack_ns: Option<u64>,
+    pub min_rto_ns: u64,
+    pub initial_rto_ns: u64,
+    pub pace: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FlowKind {
+    Bulk { size_bytes: Option<u64>, cc: Cc, transport: Transport },
+    Cbr { rate_bps: u64, packet_bytes: u32 },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Flow {
+    /// Where in the file it came from, for error messages (e.g. `flow[2] (i=5)`).
+    #[serde(skip)]
+    pub origin: String,
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub start_ns: u64,
+    pub stop_ns: Option<u64>,
+    /// Explicit route as node ids (src first, dst last), if given.
+    pub route: Option<Vec<u32>>,
+    pub kind: FlowKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "dist", rename_all = "snake_case")]
+pub enum SizeDist {
+    Fixed { bytes: u64 },
+    Exponential { mean_bytes: f64 },
+    Pareto { mean_bytes: f64, shape: f64 },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Arrivals {
+    /// Where in the file it came from, for error messages (e.g. `flow[2] (i=5)`).
+    #[serde(skip)]
+    pub origin: String,
+    pub name: String,
+    pub src: u32,
+    pub dst: u32,
+    pub start_ns: u64,
+    pub stop_ns: u64,
+    pub mean_interarrival_ns: u64,
+    pub size: SizeDist,
+    pub cc: Cc,
+    pub transport: Transport,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Transactions {
+    /// Where in the file it came from, for error messages (e.g. `flow[2] (i=5)`).
+    #[serde(skip)]
+    pub origin: String,
+    pub name: String,
+    pub client: u32,
+    pub server: u32,
+    pub count: u32,
+    pub start_ns: u64,
+    pub stop_ns: u64,
+    pub request_bytes: u64,
+    pub response_bytes: u64,
+    pub cc: Cc,
+    pub transport: Transport,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Metrics {
+    /// Time-series sampling interval; 0 disables the series.
+    pub interval_ns: u64,
+}
