@@ -5,8 +5,8 @@
 
 use std::io;
 
-use xcc_core::wire::{CongestionHeader, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, XcpHeader};
 use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
+use xcc_core::wire::{CongestionHeader, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, XcpHeader};
 
 use crate::carrier::SIM_HEADER_BYTES;
 use crate::netns;
