@@ -174,6 +174,20 @@ def test_overflowing_quantities_exit_2_with_no_output(
     assert not out.exists() and list(tmp_path.iterdir()) == [path]
 
 
+@pytest.mark.parametrize("cc", ["maxnet", "xcp", "rcp", "piqi-rcp", "jetmax"])
+def test_an_explicit_protocol_without_its_routers_is_refused(tmp_path, capsys, cc):
+    """With no router of its kind on the path a source gets no feedback and grows without
+    bound (MaxNet once tried to allocate gigabytes): refused naming the flow, no output."""
+    path = tmp_path / "no-router.toml"
+    text = QUANTITY_BASE.replace("DURATION", "1s").replace("DELAY", "1ms")
+    path.write_text(text + f'[[flow]]\nname = "f"\nsrc = "a"\ndst = "b"\ncc = "{cc}"\n')
+    out = tmp_path / "out"
+    code, _, err = run_cli(capsys, "run", str(path), "--out", str(out))
+    assert code == cli.EXIT_BAD_INPUT, err
+    assert f': flow[0]: cc = "{cc}" needs a link with queue = "{cc}"' in err
+    assert not out.exists()
+
+
 def test_a_closed_pipe_ends_quietly():
     """`xcc list | head`: the reader goes away; xcc stops without a traceback or an error."""
     proc = subprocess.Popen(

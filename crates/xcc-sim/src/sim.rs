@@ -12,7 +12,7 @@ use crate::construct::{controller, echoer, link_algorithm, transport_config};
 use crate::engine::{Event, EventQueue};
 use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
-use crate::scenario::model::{self, Cc, FlowKind, Scenario, SizeDist};
+use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes, Topology};
 use xcc_core::link::model::Offer;
@@ -183,7 +183,8 @@ impl Simulation {
                          origin: &str,
                          src: u32,
                          dst: u32,
-                         explicit: Option<&Vec<u32>>|
+                         explicit: Option<&Vec<u32>>,
+                         cc: Option<&Cc>|
          -> Result<(Route, Route), ScenarioError> {
             let path = match explicit {
                 Some(nodes) => topo.explicit(nodes).map_err(|k| {
@@ -203,6 +204,22 @@ impl Simulation {
                     )
                 })?,
             };
+            // An explicit protocol's source hears its rate or price only from routers of its
+            // own kind; with none on its path it would grow without bound (e.g. MaxNet at
+            // x_max), so the scenario is refused here rather than left to exhaust memory.
+            if let Some(kind) = cc.map(Cc::name).filter(|k| Queue::NAMES.contains(k)) {
+                if !path.iter().any(|&l| scenario.links[l as usize].queue.name() == kind) {
+                    return Err(err(
+                        origin,
+                        format!(
+                            "cc = \"{kind}\" needs a link with queue = \"{kind}\" on its route from '{}' to '{}', \
+                             and no link on it has one (its sources would get no feedback)",
+                            node_name(src),
+                            node_name(dst)
+                        ),
+                    ));
+                }
+            }
             let fwd = routes.add(&path);
             let rev = routes.add_reverse(fwd);
             Ok((fwd, rev))
@@ -211,7 +228,11 @@ impl Simulation {
         let mut queue = EventQueue::new();
         let mut flows = Vec::new();
         for (i, f) in scenario.flows.iter().enumerate() {
-            let (fwd, rev) = route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref())?;
+            let flow_cc = match &f.kind {
+                FlowKind::Bulk { cc, .. } => Some(cc),
+                FlowKind::Cbr { .. } => None,
+            };
+            let (fwd, rev) = route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), flow_cc)?;
             let (role, size, cc, transport, cbr) = match f.kind {
                 FlowKind::Bulk { size_bytes, cc, transport } => {
                     (Role::Bulk, size_bytes, Some(cc), Some(transport), None)
@@ -241,7 +262,7 @@ impl Simulation {
         }
         let mut generators = Vec::new();
         for (g, a) in scenario.arrivals.iter().enumerate() {
-            let (fwd, rev) = route_for(&mut topo, &mut routes, &a.origin, a.src, a.dst, None)?;
+            let (fwd, rev) = route_for(&mut topo, &mut routes, &a.origin, a.src, a.dst, None, Some(&a.cc))?;
             queue.schedule(Time(a.start_ns), Event::Arrival(g as u32));
             generators.push(Generator {
                 spec: a.clone(),
@@ -254,8 +275,8 @@ impl Simulation {
         let mut txn_groups = Vec::new();
         let mut txns = Vec::new();
         for (g, t) in scenario.transactions.iter().enumerate() {
-            let req = route_for(&mut topo, &mut routes, &t.origin, t.client, t.server, None)?;
-            let resp = route_for(&mut topo, &mut routes, &t.origin, t.server, t.client, None)?;
+            let req = route_for(&mut topo, &mut routes, &t.origin, t.client, t.server, None, Some(&t.cc))?;
+            let resp = route_for(&mut topo, &mut routes, &t.origin, t.server, t.client, None, Some(&t.cc))?;
             // Spread uniformly (evenly spaced) over [start, stop).
             for k in 0..t.count as u64 {
                 let at = Time(t.start_ns + (t.stop_ns - t.start_ns) * k / t.count as u64);
