@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -147,7 +148,7 @@ def as_estimate(value: float | Estimate | None) -> Estimate | None:
 
 
 @dataclass(frozen=True)
-class Claim:
+class Claim(ABC):
     """What every claim has: an id, the paper's words, what we measure and our value."""
 
     id: str
@@ -161,11 +162,13 @@ class Claim:
 
     kind = "claim"
 
+    @abstractmethod
     def expected(self) -> str:
-        raise NotImplementedError
+        """The paper's value or range as the report prints it."""
 
+    @abstractmethod
     def judge(self, ours: Estimate) -> str:
-        raise NotImplementedError
+        """The verdict of ``ours`` against the paper's value under the tolerance policy."""
 
 
 def _band(value: float, precision: str, points: bool) -> tuple[float, float]:
