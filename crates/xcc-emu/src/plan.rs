@@ -84,16 +84,6 @@ impl Plan {
     }
 }
 
-/// The Linux congestion control a scenario's TCP flows ask for: `reno` for NewReno (the
-/// scenario's only window-based controller today), `None` for an explicit protocol that runs
-/// over xcclab's own UDP transport instead.
-pub fn linux_cc(cc: &Cc) -> Option<&'static str> {
-    match cc {
-        Cc::NewReno(_) => Some("reno"),
-        _ => None,
-    }
-}
-
 /// The congestion control of a flow, if it is a transport flow.
 pub fn flow_cc(kind: &FlowKind) -> Option<&Cc> {
     match kind {

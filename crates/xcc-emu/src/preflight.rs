@@ -6,7 +6,6 @@
 use std::io;
 
 use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
-use xcc_core::wire::{CongestionHeader, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, XcpHeader};
 
 use crate::carrier::SIM_HEADER_BYTES;
 use crate::netns;
@@ -19,31 +18,19 @@ const IP_UDP_LEN: u32 = 28;
 /// The transport segment's header without SACK blocks (data segments carry none).
 const SEGMENT_LEN: u32 = 32;
 
-/// The congestion shim a flow of `cc` carries on the UDP transport.
-pub fn shim_of(cc: &Cc) -> CongestionHeader {
-    match cc {
-        Cc::NewReno(_) => CongestionHeader::None,
-        Cc::MaxNet(_) => CongestionHeader::MaxNet(MaxNetHeader::default()),
-        Cc::Xcp(_) => CongestionHeader::Xcp(XcpHeader::default()),
-        Cc::Rcp(_) => CongestionHeader::Rcp(RcpHeader::default()),
-        Cc::PiqiRcp(_) => CongestionHeader::PiqiRcp(PiqiRcpHeader::default()),
-        Cc::JetMax(_) => CongestionHeader::JetMax(JetMaxHeader::default()),
-    }
-}
-
 /// Bytes of a full data packet of this flow on the wire (IPv4 | UDP | shim | segment | MSS).
 pub fn wire_packet_bytes(cc: &Cc, t: &Transport) -> u32 {
-    IP_UDP_LEN + (2 + shim_of(cc).body_len()) as u32 + SEGMENT_LEN + t.mss_bytes
+    IP_UDP_LEN + (2 + cc.shim().body_len()) as u32 + SEGMENT_LEN + t.mss_bytes
 }
 
 /// The largest MSS whose data packets fit the MTU for a flow of `cc`.
 pub fn largest_mss(cc: &Cc) -> u32 {
-    MTU - (IP_UDP_LEN + (2 + shim_of(cc).body_len()) as u32 + SEGMENT_LEN)
+    MTU - (IP_UDP_LEN + (2 + cc.shim().body_len()) as u32 + SEGMENT_LEN)
 }
 
 /// Whether a flow of `cc` runs on xcclab's UDP transport (or on Linux TCP) with `stack`.
 pub fn on_udp_transport(cc: &Cc, stack: Stack) -> bool {
-    !matches!((cc, stack), (Cc::NewReno(_), _) | (Cc::MaxNet(_), Stack::Kernel))
+    cc.linux_tcp(stack == Stack::Kernel).is_none()
 }
 
 /// Checks the machine (root, `/dev/net/tun`, iproute2) and the scenario; the error says what
@@ -98,7 +85,7 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
                      transport.mss = \"{}B\" (or less) in the scenario",
                     t.mss_bytes,
                     cc.name(),
-                    2 + shim_of(cc).body_len(),
+                    2 + cc.shim().body_len(),
                     largest_mss(cc)
                 ),
             ));

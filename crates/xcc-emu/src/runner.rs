@@ -15,7 +15,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use xcc_build::scenario::model::{Cc, FlowKind, Scenario};
+use xcc_build::scenario::model::{FlowKind, Scenario};
 use xcc_core::{Dur, Time};
 
 use crate::apps;
@@ -177,12 +177,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         }
         let FlowKind::Bulk { size_bytes, cc, transport } = f.kind else { continue };
         let (a, b) = flow_ports[i];
-        let linux_cc = match (cc, stack) {
-            (Cc::NewReno(_), _) => Some("reno"),
-            (Cc::MaxNet(_), Stack::Kernel) => Some("maxnet"),
-            _ => None,
-        };
-        match linux_cc {
+        match cc.linux_tcp(stack == Stack::Kernel) {
             Some(linux_cc) => {
                 let port = 20000 + i as u16;
                 let listener = sys::in_netns(&hosts[b].path(), || TcpListener::bind(addr(hosts[b].addr, port)))?;
@@ -228,11 +223,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         let rtt = route_delay(c, sv) + route_delay(sv, c);
         let port = 30000 + g as u16;
         // Kernel MaxNet (--stack kernel): Linux TCP with the BPF `maxnet` congestion control.
-        let txn_cc = match (t.cc, stack) {
-            (Cc::NewReno(_), _) => Some("reno"),
-            (Cc::MaxNet(_), Stack::Kernel) => Some("maxnet"),
-            _ => None,
-        };
+        let txn_cc = t.cc.linux_tcp(stack == Stack::Kernel);
         let tcp = txn_cc.is_some();
         if tcp && t.count > 0 {
             let listener = sys::in_netns(&hosts[sv].path(), || TcpListener::bind(addr(hosts[sv].addr, port)))?;

@@ -43,9 +43,13 @@ impl CcConfig for JetMaxCcParams {
         AnyController::JetMax(JetMax::new(JetMaxConfig {
             tau: self.tau,
             // A full-size packet on the wire: the share each packet stands for.
-            packet_bytes: full_packet_bytes(t, CongestionHeader::JetMax(JetMaxHeader::default())),
+            packet_bytes: full_packet_bytes(t, self.shim()),
             mss_bytes: t.mss_bytes,
             probe_wait: Dur(self.probe_wait_ns),
         }))
+    }
+
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::JetMax(JetMaxHeader::default())
     }
 }

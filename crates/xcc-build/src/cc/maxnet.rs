@@ -95,7 +95,7 @@ impl CcConfig for MaxNetCcParams {
             maxstart: p.maxstart,
             mss_bytes: t.mss_bytes,
             pace: p.pace,
-            packet_bytes: full_packet_bytes(t, CongestionHeader::MaxNet(MaxNetHeader::default())),
+            packet_bytes: full_packet_bytes(t, self.shim()),
         }))
     }
 
@@ -103,5 +103,14 @@ impl CcConfig for MaxNetCcParams {
         // MaxNet's receiver averages the price over one RTT: the path's two-way propagation
         // delay.
         AnyEchoer::MaxNet(MaxNetEcho::new(two_way_delay))
+    }
+
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::MaxNet(MaxNetHeader::default())
+    }
+
+    /// On `--stack kernel` MaxNet runs in Linux (the BPF `maxnet` congestion control).
+    fn linux_tcp(&self, kernel_stack: bool) -> Option<&'static str> {
+        kernel_stack.then_some("maxnet")
     }
 }

@@ -38,6 +38,17 @@ pub trait CcConfig: Sized {
     fn echoer(&self, _two_way_delay: Dur) -> AnyEchoer {
         AnyEchoer::Plain(PlainEcho::default())
     }
+    /// The congestion header (shim) its packets carry on xcclab's transport, as a default
+    /// value: what sizes its packets and what the emulator checks against the MTU.
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::None
+    }
+    /// The Linux congestion control that stands in for it on real packets, if a Linux TCP
+    /// connection carries it instead of xcclab's UDP transport; `kernel_stack` is set for
+    /// `--stack kernel`, where kernel-resident algorithms run in Linux.
+    fn linux_tcp(&self, _kernel_stack: bool) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Bytes of a full data packet on the wire: payload, headers and the protocol's shim (what
@@ -105,6 +116,20 @@ macro_rules! cc_registry {
             pub fn echoer(&self, two_way_delay: Dur) -> AnyEchoer {
                 match self {
                     $( Cc::$V(p) => p.echoer(two_way_delay), )*
+                }
+            }
+
+            /// The congestion header its packets carry (see [`CcConfig::shim`]).
+            pub fn shim(&self) -> CongestionHeader {
+                match self {
+                    $( Cc::$V(p) => p.shim(), )*
+                }
+            }
+
+            /// The Linux congestion control standing in for it (see [`CcConfig::linux_tcp`]).
+            pub fn linux_tcp(&self, kernel_stack: bool) -> Option<&'static str> {
+                match self {
+                    $( Cc::$V(p) => p.linux_tcp(kernel_stack), )*
                 }
             }
         }

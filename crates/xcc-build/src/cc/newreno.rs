@@ -36,4 +36,9 @@ impl CcConfig for NewRenoParams {
             ..NewRenoConfig::default()
         }))
     }
+
+    /// NewReno on real packets is Linux's own TCP Reno.
+    fn linux_tcp(&self, _kernel_stack: bool) -> Option<&'static str> {
+        Some("reno")
+    }
 }

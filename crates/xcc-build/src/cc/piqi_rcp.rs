@@ -20,4 +20,8 @@ impl CcConfig for PiqiRcpCcParams {
     fn controller(&self, t: &Transport) -> AnyController {
         AnyController::PiqiRcp(PiqiRcp::new(PiqiRcpConfig { mss_bytes: t.mss_bytes }))
     }
+
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::PiqiRcp(PiqiRcpHeader::default())
+    }
 }

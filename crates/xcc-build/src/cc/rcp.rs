@@ -20,8 +20,12 @@ impl CcConfig for RcpCcParams {
     fn controller(&self, t: &Transport) -> AnyController {
         AnyController::Rcp(Rcp::new(RcpConfig {
             mss_bytes: t.mss_bytes,
-            packet_bytes: full_packet_bytes(t, CongestionHeader::Rcp(Default::default())),
+            packet_bytes: full_packet_bytes(t, self.shim()),
             ..RcpConfig::default()
         }))
+    }
+
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::Rcp(RcpHeader::default())
     }
 }

@@ -24,4 +24,8 @@ impl CcConfig for XcpCcParams {
     fn echoer(&self, _two_way_delay: Dur) -> AnyEchoer {
         AnyEchoer::Xcp(XcpEcho::default())
     }
+
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::Xcp(XcpHeader::default())
+    }
 }
