@@ -65,23 +65,6 @@ impl Carriers {
     }
 }
 
-/// Whether the floating-point fields of a congestion header are numbers the protocol can mean:
-/// no NaN anywhere, no negative rate, time or inter-packet time, and infinity only where it
-/// means "not stamped yet" (the rates of RCP, PIQI-RCP and JetMax). A lying but meaningful value
-/// is the protocol's business and goes to the link algorithm.
-pub fn meaningful_fields(cc: &CongestionHeader) -> bool {
-    let rate = |r: f32| r >= 0.0; // false for NaN; +inf allowed
-    match cc {
-        CongestionHeader::Xcp(h) => {
-            h.x.is_finite() && h.x >= 0.0 && h.delta_throughput.is_finite() && h.reverse_feedback.is_finite()
-        }
-        CongestionHeader::Rcp(h) => rate(h.rate),
-        CongestionHeader::PiqiRcp(h) => rate(h.rate_bps),
-        CongestionHeader::JetMax(h) => h.share_s.is_finite() && h.share_s >= 0.0 && rate(h.fair_bps),
-        CongestionHeader::None | CongestionHeader::MaxNet(_) => true,
-    }
-}
-
 /// The simulator's header bytes per packet (IPv4 + TCP), `transport.header`'s default.
 pub const SIM_HEADER_BYTES: u32 = 40;
 
@@ -130,7 +113,7 @@ impl Carrier for UdpShim {
             return Found::Malformed;
         }
         let Ok(h) = datagram::parse(&p[8..udp_len]) else { return Found::Malformed };
-        if !meaningful_fields(&h.cc) {
+        if !h.cc.meaningful() {
             // A host may lie in its own header, but a NaN or an infinite inter-packet time would
             // poison the link algorithm's aggregates for every flow: not handed to it.
             return Found::Malformed;

@@ -5,7 +5,7 @@
 use xcc_core::link::{AnyLinkAlgorithm, MaxNetRouter, MaxNetRouterConfig};
 use xcc_core::wire::maxnet::{decode_price, encode_price, MAXSTART_FLAG};
 use xcc_core::wire::tcp_option::{self, EXID, KIND, LEN};
-use xcc_core::wire::MaxNetHeader;
+use xcc_core::wire::{HeaderBody, MaxNetHeader};
 use xcc_core::Time;
 use xcc_emu::carrier::{Carrier, Carriers, Found, TcpMaxNetOption};
 use xcc_emu::fabric::{Fabric, Port};

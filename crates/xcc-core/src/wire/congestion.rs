@@ -2,37 +2,30 @@
 //! network ("the congestion layer" of seed 002). One variant per protocol; each variant's body
 //! has an exact encoding, framed as a shim `proto:u8 len:u8 body[len]`.
 //!
-//! Adding a protocol: its number in `proto`, one line in the registry below, and its header
-//! file (`LEN`, `emit_body`, `parse_body`) with a round-trip test.
+//! Adding a protocol: its header file (`impl HeaderBody`: number, name, length, field table,
+//! encoding) with a round-trip test, and one line in the registry in `wire/mod.rs`.
 
-use super::jetmax::JetMaxHeader;
-use super::maxnet::MaxNetHeader;
-use super::piqi_rcp::PiqiRcpHeader;
-use super::rcp::RcpHeader;
-use super::xcp::XcpHeader;
-use super::WireError;
+use super::body::BodyField;
 
-/// Protocol numbers of the shim header.
-pub mod proto {
-    /// No explicit feedback (TCP NewReno, CBR).
-    pub const NONE: u8 = 0;
-    /// MaxNet: the TCP option kind of seed 000 (Fig. 4), reused as the shim's protocol number.
-    pub const MAXNET: u8 = 42;
-    /// XCP (ns-2.35 / draft-falk-xcp-spec fields).
-    pub const XCP: u8 = 43;
-    /// RCP (rate and RTT).
-    pub const RCP: u8 = 44;
-    /// PIQI-RCP (Jain and Loguinov, IWQoS 2007): an RCP-family rate and the sender's RTT.
-    pub const PIQI_RCP: u8 = 45;
-    /// JetMax (Zhang, Leonard and Loguinov, INFOCOM 2006): fair rate and bottleneck hop ids.
-    pub const JETMAX: u8 = 46;
+/// The shim's protocol number for "no congestion header" (TCP NewReno, CBR); every other
+/// number is its header's [`HeaderBody::PROTO`].
+pub const PROTO_NONE: u8 = 0;
+
+/// One registered header, as the dissector and `xcc list` describe it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct HeaderInfo {
+    pub proto: u8,
+    pub name: &'static str,
+    pub len: usize,
+    pub fields: &'static [BodyField],
 }
 
 /// Bytes of the shim framing (protocol number and body length).
 pub const SHIM_LEN: usize = 2;
 
+/// Generates [`CongestionHeader`] from the registry in `wire/mod.rs` (one line per header).
 macro_rules! congestion_headers {
-    ( $( $(#[$vm:meta])* $V:ident($H:ty) = $proto:path ),* $(,)? ) => {
+    ( $( $(#[$vm:meta])* $V:ident($H:ty) ),* $(,)? ) => {
         /// Explicit feedback fields, as values.
         #[derive(Copy, Clone, Debug, PartialEq, Default)]
         pub enum CongestionHeader {
@@ -43,10 +36,28 @@ macro_rules! congestion_headers {
         }
 
         impl CongestionHeader {
+            /// Every registered header, in registry order.
+            pub const REGISTRY: &'static [$crate::wire::congestion::HeaderInfo] = &[
+                $( $crate::wire::congestion::HeaderInfo {
+                    proto: <$H as $crate::wire::body::HeaderBody>::PROTO,
+                    name: <$H as $crate::wire::body::HeaderBody>::NAME,
+                    len: <$H as $crate::wire::body::HeaderBody>::LEN,
+                    fields: <$H as $crate::wire::body::HeaderBody>::FIELDS,
+                } ),*
+            ];
+
             pub fn proto(&self) -> u8 {
                 match self {
-                    CongestionHeader::None => proto::NONE,
-                    $( CongestionHeader::$V(_) => $proto, )*
+                    CongestionHeader::None => $crate::wire::congestion::PROTO_NONE,
+                    $( CongestionHeader::$V(_) => <$H as $crate::wire::body::HeaderBody>::PROTO, )*
+                }
+            }
+
+            /// Whether the fields hold numbers the protocol can mean ([`$crate::wire::body::HeaderBody::meaningful`]).
+            pub fn meaningful(&self) -> bool {
+                match self {
+                    CongestionHeader::None => true,
+                    $( CongestionHeader::$V(h) => h.meaningful(), )*
                 }
             }
 
@@ -54,7 +65,7 @@ macro_rules! congestion_headers {
             pub fn body_len(&self) -> usize {
                 match self {
                     CongestionHeader::None => 0,
-                    $( CongestionHeader::$V(_) => <$H>::LEN, )*
+                    $( CongestionHeader::$V(_) => <$H as $crate::wire::body::HeaderBody>::LEN, )*
                 }
             }
 
@@ -62,64 +73,72 @@ macro_rules! congestion_headers {
             pub fn wire_len(&self) -> usize {
                 match self {
                     CongestionHeader::None => 0,
-                    _ => SHIM_LEN + self.body_len(),
+                    _ => $crate::wire::congestion::SHIM_LEN + self.body_len(),
                 }
             }
 
             /// Writes `proto len body` into `buf`; returns the bytes written.
-            pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
-                let n = SHIM_LEN + self.body_len();
+            pub fn emit(&self, buf: &mut [u8]) -> Result<usize, $crate::wire::WireError> {
+                let n = $crate::wire::congestion::SHIM_LEN + self.body_len();
                 if buf.len() < n {
-                    return Err(WireError::Truncated);
+                    return Err($crate::wire::WireError::Truncated);
                 }
                 buf[0] = self.proto();
                 buf[1] = self.body_len() as u8;
                 match self {
                     CongestionHeader::None => {}
-                    $( CongestionHeader::$V(h) => h.emit_body(&mut buf[SHIM_LEN..n]), )*
+                    $( CongestionHeader::$V(h) => h.emit_body(&mut buf[$crate::wire::congestion::SHIM_LEN..n]), )*
                 }
                 Ok(n)
             }
 
             /// Parses `proto len body` from untrusted bytes; returns the header and the bytes
             /// consumed.
-            pub fn parse(buf: &[u8]) -> Result<(CongestionHeader, usize), WireError> {
-                if buf.len() < SHIM_LEN {
-                    return Err(WireError::Truncated);
+            pub fn parse(buf: &[u8]) -> Result<(CongestionHeader, usize), $crate::wire::WireError> {
+                if buf.len() < $crate::wire::congestion::SHIM_LEN {
+                    return Err($crate::wire::WireError::Truncated);
                 }
                 let (p, len) = (buf[0], buf[1] as usize);
-                if buf.len() < SHIM_LEN + len {
-                    return Err(WireError::Truncated);
+                if buf.len() < $crate::wire::congestion::SHIM_LEN + len {
+                    return Err($crate::wire::WireError::Truncated);
                 }
-                let body = &buf[SHIM_LEN..SHIM_LEN + len];
+                let body = &buf[$crate::wire::congestion::SHIM_LEN..$crate::wire::congestion::SHIM_LEN + len];
                 let hdr = match (p, len) {
-                    (proto::NONE, 0) => CongestionHeader::None,
-                    $( ($proto, <$H>::LEN) => CongestionHeader::$V(<$H>::parse_body(body)), )*
-                    _ => return Err(WireError::Malformed),
+                    ($crate::wire::congestion::PROTO_NONE, 0) => CongestionHeader::None,
+                    $( (<$H as $crate::wire::body::HeaderBody>::PROTO, <$H as $crate::wire::body::HeaderBody>::LEN) => {
+                        CongestionHeader::$V(<$H as $crate::wire::body::HeaderBody>::parse_body(body))
+                    } )*
+                    _ => return Err($crate::wire::WireError::Malformed),
                 };
-                Ok((hdr, SHIM_LEN + len))
+                Ok((hdr, $crate::wire::congestion::SHIM_LEN + len))
             }
         }
     };
 }
 
-// The registry of congestion headers: one line each, with its protocol number.
-congestion_headers! {
-    /// MaxNet's price and echo (seed 000, Fig. 4).
-    MaxNet(MaxNetHeader) = proto::MAXNET,
-    /// XCP's RTT, inter-packet time and feedback (protocols.md 2.2).
-    Xcp(XcpHeader) = proto::XCP,
-    /// RCP's offered rate and RTT (protocols.md 3.4).
-    Rcp(RcpHeader) = proto::RCP,
-    /// PIQI-RCP's rate and RTT.
-    PiqiRcp(PiqiRcpHeader) = proto::PIQI_RCP,
-    /// JetMax's share, fair rate and bottleneck hop ids.
-    JetMax(JetMaxHeader) = proto::JETMAX,
-}
+pub use super::CongestionHeader;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::{HeaderBody, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, WireError, XcpHeader};
+
+    /// Protocol numbers are unique, none is `PROTO_NONE`, and every field table covers its body
+    /// exactly (what the dissector reads).
+    #[test]
+    fn registry_numbers_are_unique_and_field_tables_cover_the_bodies() {
+        let reg = CongestionHeader::REGISTRY;
+        for (i, h) in reg.iter().enumerate() {
+            assert_ne!(h.proto, PROTO_NONE, "{}", h.name);
+            assert!(reg[i + 1..].iter().all(|o| o.proto != h.proto && o.name != h.name), "{} repeated", h.name);
+            assert!(
+                crate::wire::body::fields_cover(h.fields, h.len),
+                "{}: fields do not cover {} bytes",
+                h.name,
+                h.len
+            );
+        }
+    }
 
     /// `None` adds nothing to a packet's size (`wire_len` 0: plain TCP carries no shim), and its
     /// shim framing, when emitted, is `proto 0, len 0` and parses back.
@@ -128,12 +147,12 @@ mod tests {
         let h = CongestionHeader::None;
         assert_eq!(h.wire_len(), 0);
         assert_eq!(h.body_len(), 0);
-        assert_eq!(h.proto(), proto::NONE);
+        assert_eq!(h.proto(), PROTO_NONE);
         assert_eq!(CongestionHeader::default(), CongestionHeader::None);
 
         let mut buf = [0xEEu8; 8];
         assert_eq!(h.emit(&mut buf), Ok(SHIM_LEN));
-        assert_eq!(buf[..SHIM_LEN], [proto::NONE, 0]);
+        assert_eq!(buf[..SHIM_LEN], [PROTO_NONE, 0]);
         assert_eq!(buf[SHIM_LEN..], [0xEE; 6], "emit must not write past the header");
         // Trailing bytes (the rest of the packet) are not consumed.
         assert_eq!(CongestionHeader::parse(&buf), Ok((CongestionHeader::None, SHIM_LEN)));
@@ -197,7 +216,7 @@ mod tests {
             hop: 2,
             candidate: 0,
         });
-        for (h, proto_id, len) in [(p, proto::PIQI_RCP, 8usize), (j, proto::JETMAX, 11)] {
+        for (h, proto_id, len) in [(p, PiqiRcpHeader::PROTO, 8usize), (j, JetMaxHeader::PROTO, 11)] {
             assert_eq!(h.wire_len(), SHIM_LEN + len);
             let mut buf = [0u8; 16];
             assert_eq!(h.emit(&mut buf), Ok(SHIM_LEN + len));
@@ -231,17 +250,17 @@ mod tests {
             assert_eq!(CongestionHeader::parse(&[p, 2, 9, 9]), Err(WireError::Malformed));
         }
         // A known protocol with the wrong body length: None has no body.
-        assert_eq!(CongestionHeader::parse(&[proto::NONE, 1, 0]), Err(WireError::Malformed));
-        assert_eq!(CongestionHeader::parse(&[proto::NONE, 3, 1, 2, 3]), Err(WireError::Malformed));
+        assert_eq!(CongestionHeader::parse(&[PROTO_NONE, 1, 0]), Err(WireError::Malformed));
+        assert_eq!(CongestionHeader::parse(&[PROTO_NONE, 3, 1, 2, 3]), Err(WireError::Malformed));
     }
 
     #[test]
     fn short_framing_or_body_is_truncated() {
         assert_eq!(CongestionHeader::parse(&[]), Err(WireError::Truncated));
-        assert_eq!(CongestionHeader::parse(&[proto::NONE]), Err(WireError::Truncated));
+        assert_eq!(CongestionHeader::parse(&[PROTO_NONE]), Err(WireError::Truncated));
         // The length byte promises more body than the buffer holds: truncation is reported
         // before the protocol is looked at, whatever the protocol number.
-        assert_eq!(CongestionHeader::parse(&[proto::NONE, 5, 1, 2]), Err(WireError::Truncated));
+        assert_eq!(CongestionHeader::parse(&[PROTO_NONE, 5, 1, 2]), Err(WireError::Truncated));
         assert_eq!(CongestionHeader::parse(&[0x42, 255]), Err(WireError::Truncated));
         assert_eq!(CongestionHeader::parse(&[0x42, 4, 0, 0, 0]), Err(WireError::Truncated));
     }

@@ -21,6 +21,8 @@
 //! nothing here needs them). On the wire the body is `share_s:f32 fair_bps:f32 bottleneck:u8
 //! hop:u8 candidate:u8`, big-endian (11 bytes); f32 values round-trip exactly.
 
+use super::body::{BodyField, FieldKind, HeaderBody};
+
 /// "No link": the bottleneck of a flow that has not heard back yet.
 pub const NO_HOP: u8 = u8::MAX;
 
@@ -48,12 +50,20 @@ impl Default for JetMaxHeader {
     }
 }
 
-impl JetMaxHeader {
-    /// Body length on the wire.
-    pub const LEN: usize = 11;
+impl HeaderBody for JetMaxHeader {
+    const PROTO: u8 = 46;
+    const NAME: &'static str = "jetmax";
+    const LEN: usize = 11;
+    const FIELDS: &'static [BodyField] = &[
+        BodyField { name: "share_s", label: "JetMax share (s)", offset: 0, kind: FieldKind::F32 },
+        BodyField { name: "fair_bps", label: "JetMax fair rate (bit/s)", offset: 4, kind: FieldKind::F32 },
+        BodyField { name: "bottleneck", label: "JetMax bottleneck hop", offset: 8, kind: FieldKind::U8 },
+        BodyField { name: "hop", label: "JetMax hop", offset: 9, kind: FieldKind::U8 },
+        BodyField { name: "candidate", label: "JetMax candidate hop", offset: 10, kind: FieldKind::U8 },
+    ];
 
     /// Writes the body, big-endian.
-    pub fn emit_body(&self, buf: &mut [u8]) {
+    fn emit_body(&self, buf: &mut [u8]) {
         buf[..4].copy_from_slice(&self.share_s.to_bits().to_be_bytes());
         buf[4..8].copy_from_slice(&self.fair_bps.to_bits().to_be_bytes());
         buf[8] = self.bottleneck;
@@ -62,7 +72,7 @@ impl JetMaxHeader {
     }
 
     /// Reads the body from 11 bytes.
-    pub fn parse_body(buf: &[u8]) -> JetMaxHeader {
+    fn parse_body(buf: &[u8]) -> Self {
         let word = |b: &[u8]| f32::from_bits(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
         JetMaxHeader {
             share_s: word(&buf[..4]),
@@ -71,6 +81,10 @@ impl JetMaxHeader {
             hop: buf[9],
             candidate: buf[10],
         }
+    }
+
+    fn meaningful(&self) -> bool {
+        self.share_s.is_finite() && self.share_s >= 0.0 && self.fair_bps >= 0.0
     }
 }
 

@@ -15,6 +15,8 @@
 //! On the wire the body is `echo:u24 price:u24` (6 bytes); with the shim's `proto = 42, len = 6`
 //! it is byte for byte the TCP option of Fig. 4 (kind 42, 6 bytes of fields).
 
+use super::body::{BodyField, FieldKind, HeaderBody};
+
 /// Fraction bits of the fixed-point price (seed 000 Section V).
 pub const FRAC_BITS: u32 = 18;
 /// The flag bit: set for a MaxStart value, clear for a price.
@@ -79,18 +81,33 @@ pub fn read_field(field: u32) -> MaxNetField {
     }
 }
 
-impl MaxNetHeader {
-    /// Body length on the wire.
-    pub const LEN: usize = 6;
+impl HeaderBody for MaxNetHeader {
+    const PROTO: u8 = 42;
+    const NAME: &'static str = "maxnet";
+    const LEN: usize = 6;
+    const FIELDS: &'static [BodyField] = &[
+        BodyField {
+            name: "echo",
+            label: "MaxNet echo",
+            offset: 0,
+            kind: FieldKind::FlaggedFixed24 { frac_bits: FRAC_BITS, flag: "maxstart", flag_label: "MaxStart value" },
+        },
+        BodyField {
+            name: "price",
+            label: "MaxNet price",
+            offset: 3,
+            kind: FieldKind::FlaggedFixed24 { frac_bits: FRAC_BITS, flag: "maxstart", flag_label: "MaxStart value" },
+        },
+    ];
 
     /// Writes `echo price`, 3 bytes each, big-endian.
-    pub fn emit_body(&self, buf: &mut [u8]) {
+    fn emit_body(&self, buf: &mut [u8]) {
         buf[..3].copy_from_slice(&self.echo.to_be_bytes()[1..]);
         buf[3..6].copy_from_slice(&self.price.to_be_bytes()[1..]);
     }
 
     /// Reads `echo price` from a 6-byte body.
-    pub fn parse_body(buf: &[u8]) -> MaxNetHeader {
+    fn parse_body(buf: &[u8]) -> Self {
         let word = |b: &[u8]| u32::from_be_bytes([0, b[0], b[1], b[2]]);
         MaxNetHeader { echo: word(&buf[..3]), price: word(&buf[3..6]) }
     }

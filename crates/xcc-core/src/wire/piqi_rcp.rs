@@ -11,6 +11,8 @@
 //! binary32 so that every capacity from bit/s to far beyond Tb/s is carried with a relative
 //! precision of 2^-24; every value round-trips exactly.
 
+use super::body::{BodyField, FieldKind, HeaderBody};
+
 /// PIQI-RCP's header as a value.
 #[derive(Copy, Clone, Debug, PartialEq, Default)]
 pub struct PiqiRcpHeader {
@@ -21,24 +23,36 @@ pub struct PiqiRcpHeader {
 }
 
 impl PiqiRcpHeader {
-    /// Body length on the wire.
-    pub const LEN: usize = 8;
-
     /// A fresh data-packet header: no rate requested yet, the sender's RTT.
     pub fn request(rtt_us: u32) -> PiqiRcpHeader {
         PiqiRcpHeader { rate_bps: f32::INFINITY, rtt_us }
     }
+}
+
+impl HeaderBody for PiqiRcpHeader {
+    const PROTO: u8 = 45;
+    const NAME: &'static str = "piqi-rcp";
+    const LEN: usize = 8;
+    const FIELDS: &'static [BodyField] = &[
+        BodyField { name: "rate_bps", label: "PIQI-RCP rate (bit/s)", offset: 0, kind: FieldKind::F32 },
+        BodyField { name: "rtt_us", label: "PIQI-RCP RTT (us)", offset: 4, kind: FieldKind::U32 },
+    ];
 
     /// Writes `rate rtt_us`, big-endian.
-    pub fn emit_body(&self, buf: &mut [u8]) {
+    fn emit_body(&self, buf: &mut [u8]) {
         buf[..4].copy_from_slice(&self.rate_bps.to_bits().to_be_bytes());
         buf[4..8].copy_from_slice(&self.rtt_us.to_be_bytes());
     }
 
     /// Reads `rate rtt_us` from an 8-byte body.
-    pub fn parse_body(buf: &[u8]) -> PiqiRcpHeader {
+    fn parse_body(buf: &[u8]) -> Self {
         let word = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
         PiqiRcpHeader { rate_bps: f32::from_bits(word(&buf[..4])), rtt_us: word(&buf[4..8]) }
+    }
+
+    fn meaningful(&self) -> bool {
+        // False for NaN; +inf means not stamped yet.
+        self.rate_bps >= 0.0
     }
 }
 

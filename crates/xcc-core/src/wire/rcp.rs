@@ -9,6 +9,8 @@
 //! the packet type, timestamp and sequence number live in the shared transport segment, so the
 //! shim only carries what routers read or write.
 
+use super::body::{BodyField, FieldKind, HeaderBody};
+
 /// The RCP header as a value.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RcpHeader {
@@ -25,21 +27,33 @@ impl Default for RcpHeader {
 }
 
 impl RcpHeader {
-    /// Body length on the wire.
-    pub const LEN: usize = 8;
-
     pub fn rtt_s(&self) -> f64 {
         self.rtt_us as f64 * 1e-6
     }
+}
 
-    pub fn emit_body(&self, buf: &mut [u8]) {
+impl HeaderBody for RcpHeader {
+    const PROTO: u8 = 44;
+    const NAME: &'static str = "rcp";
+    const LEN: usize = 8;
+    const FIELDS: &'static [BodyField] = &[
+        BodyField { name: "rate", label: "RCP rate (bytes/s)", offset: 0, kind: FieldKind::F32 },
+        BodyField { name: "rtt_us", label: "RCP RTT (us)", offset: 4, kind: FieldKind::U32 },
+    ];
+
+    fn emit_body(&self, buf: &mut [u8]) {
         buf[0..4].copy_from_slice(&self.rate.to_bits().to_be_bytes());
         buf[4..8].copy_from_slice(&self.rtt_us.to_be_bytes());
     }
 
-    pub fn parse_body(buf: &[u8]) -> RcpHeader {
+    fn parse_body(buf: &[u8]) -> Self {
         let word = |i: usize| u32::from_be_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]);
         RcpHeader { rate: f32::from_bits(word(0)), rtt_us: word(4) }
+    }
+
+    fn meaningful(&self) -> bool {
+        // False for NaN; +inf means not stamped yet.
+        self.rate >= 0.0
     }
 }
 

@@ -7,6 +7,7 @@
 //! fields (seed 000): `254 10 0x4d 0x58 echo:u24 price:u24`, 10 bytes where Fig. 4's kind 42
 //! took 8 (docs/kernel.md says why not 42).
 
+use super::body::HeaderBody;
 use super::maxnet::{MaxNetHeader, MAXSTART_FLAG};
 use super::WireError;
 

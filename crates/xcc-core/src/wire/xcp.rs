@@ -10,6 +10,8 @@
 //! `proto len` framing replaces. `rtt_us = 0` means "no RTT estimate yet" (the router then gives
 //! zero feedback, protocols.md 2.6).
 
+use super::body::{BodyField, FieldKind, HeaderBody};
+
 /// The XCP header as a value.
 #[derive(Copy, Clone, Debug, PartialEq, Default)]
 pub struct XcpHeader {
@@ -24,22 +26,36 @@ pub struct XcpHeader {
 }
 
 impl XcpHeader {
-    /// Body length on the wire.
-    pub const LEN: usize = 16;
-
     /// The RTT in seconds.
     pub fn rtt_s(&self) -> f64 {
         self.rtt_us as f64 * 1e-6
     }
+}
 
-    pub fn emit_body(&self, buf: &mut [u8]) {
+impl HeaderBody for XcpHeader {
+    const PROTO: u8 = 43;
+    const NAME: &'static str = "xcp";
+    const LEN: usize = 16;
+    const FIELDS: &'static [BodyField] = &[
+        BodyField { name: "rtt_us", label: "XCP RTT (us)", offset: 0, kind: FieldKind::U32 },
+        BodyField { name: "x", label: "XCP inter-packet time x (s)", offset: 4, kind: FieldKind::F32 },
+        BodyField { name: "delta_throughput", label: "XCP feedback (bytes/s)", offset: 8, kind: FieldKind::F32 },
+        BodyField {
+            name: "reverse_feedback",
+            label: "XCP reverse feedback (bytes/s)",
+            offset: 12,
+            kind: FieldKind::F32,
+        },
+    ];
+
+    fn emit_body(&self, buf: &mut [u8]) {
         buf[0..4].copy_from_slice(&self.rtt_us.to_be_bytes());
         buf[4..8].copy_from_slice(&self.x.to_bits().to_be_bytes());
         buf[8..12].copy_from_slice(&self.delta_throughput.to_bits().to_be_bytes());
         buf[12..16].copy_from_slice(&self.reverse_feedback.to_bits().to_be_bytes());
     }
 
-    pub fn parse_body(buf: &[u8]) -> XcpHeader {
+    fn parse_body(buf: &[u8]) -> Self {
         let word = |i: usize| u32::from_be_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]);
         XcpHeader {
             rtt_us: word(0),
@@ -47,6 +63,10 @@ impl XcpHeader {
             delta_throughput: f32::from_bits(word(8)),
             reverse_feedback: f32::from_bits(word(12)),
         }
+    }
+
+    fn meaningful(&self) -> bool {
+        self.x.is_finite() && self.x >= 0.0 && self.delta_throughput.is_finite() && self.reverse_feedback.is_finite()
     }
 }
 
