@@ -1,4 +1,5 @@
-//! The registry of session protocols: one match arm per protocol (append new ones).
+//! The registry of session protocols: one line per protocol; the list of names and the
+//! dispatch both come from it.
 
 use super::network::Network;
 use super::sim::{RunSettings, SessionOutput, SessionSim};
@@ -11,27 +12,36 @@ use xcc_core::session::rcp::Rcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 
-/// Names accepted in `protocol` (keep in step with the match below).
-pub const PROTOCOLS: &[&str] = &["slbn", "rcp", "piqi_rcp", "erica", "bfyz", "cobb"];
+macro_rules! session_protocols {
+    ( $( $name:literal => $P:ty ),* $(,)? ) => {
+        /// Names accepted in `protocol`, in registry order.
+        pub const PROTOCOLS: &[&str] = &[$($name),*];
 
-/// Runs `name` with its parameters (a JSON object, `null` for the defaults).
-pub fn run_protocol(
-    name: &str,
-    params: &serde_json::Value,
-    net: &Network,
-    sessions: Sessions,
-    settings: RunSettings,
-    progress: Option<&mut dyn FnMut(f64)>,
-) -> Result<SessionOutput, String> {
-    match name {
-        "slbn" => run::<Slbn>(params, net, sessions, settings, progress),
-        "rcp" => run::<Rcp>(params, net, sessions, settings, progress),
-        "piqi_rcp" => run::<PiqiRcp>(params, net, sessions, settings, progress),
-        "erica" => run::<Erica>(params, net, sessions, settings, progress),
-        "bfyz" => run::<Bfyz>(params, net, sessions, settings, progress),
-        "cobb" => run::<Cobb>(params, net, sessions, settings, progress),
-        other => Err(format!("protocol: unknown session protocol {other:?}; expected one of {PROTOCOLS:?}")),
-    }
+        /// Runs `name` with its parameters (a JSON object, `null` for the defaults).
+        pub fn run_protocol(
+            name: &str,
+            params: &serde_json::Value,
+            net: &Network,
+            sessions: Sessions,
+            settings: RunSettings,
+            progress: Option<&mut dyn FnMut(f64)>,
+        ) -> Result<SessionOutput, String> {
+            match name {
+                $( $name => run::<$P>(params, net, sessions, settings, progress), )*
+                other => Err(format!("protocol: unknown session protocol {other:?}; expected one of {PROTOCOLS:?}")),
+            }
+        }
+    };
+}
+
+// The registry: one line per protocol.
+session_protocols! {
+    "slbn" => Slbn,
+    "rcp" => Rcp,
+    "piqi_rcp" => PiqiRcp,
+    "erica" => Erica,
+    "bfyz" => Bfyz,
+    "cobb" => Cobb,
 }
 
 /// Parses `P`'s parameters strictly and runs it.
