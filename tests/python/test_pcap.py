@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from xcclab import _native
 from xcclab.cli import main
 from xcclab.pcap import LINKTYPE_RAW, pcap_bytes, read_pcap
 
@@ -206,3 +207,88 @@ def test_tshark_decodes_rcp_headers(tmp_path):
             data += 1
             assert 0 < rate <= 20e6 / 8  # stamped by r1->r2: at most its capacity
     assert data > 0
+
+
+def test_dissector_table_is_generated_from_the_registry():
+    """tools/wireshark/xcclab.lua's congestion-header table is what `python -m xcclab.generated`
+    writes from the Rust registry (tests/python/test_docs.py checks it is not stale)."""
+    text = DISSECTOR.read_text()
+    for proto, name, length, _ in _native.congestion_headers():
+        assert f'[{proto}] = {{ name = "{name}", len = {length},' in text
+
+
+def _datagram(shim: bytes) -> bytes:
+    """IPv4 | UDP to port 9870 | shim | a 32-byte data segment (seq 7, 100 payload bytes)."""
+    segment = struct.pack(">BBBBIIIQQ", 0, 0, 0, 0, 7, 0, 100, 0, 0)
+    udp_len = 8 + len(shim) + len(segment)
+    udp = struct.pack(">HHHH", 9870, 9870, udp_len, 0)
+    ip = struct.pack(
+        ">BBHHHBBH4s4s",
+        0x45,
+        0,
+        20 + udp_len,
+        0,
+        0,
+        64,
+        17,
+        0,
+        bytes([10, 0, 0, 1]),
+        bytes([10, 0, 0, 2]),
+    )
+    return ip + udp + shim + segment
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_tshark_decodes_every_registered_header(tmp_path):
+    """One datagram per registered congestion header, its body bytes 1, 2, 3, ...: tshark with the
+    dissector shows every field of every header at its offset with its big-endian value (floats to
+    tshark's six significant figures), and flags nothing as malformed."""
+    headers = _native.congestion_headers()
+    records = []
+    for i, (proto, _, length, _) in enumerate(headers):
+        body = bytes(range(1, length + 1))
+        records.append((i * 1000, _datagram(bytes([proto, length]) + body), 0))
+    records = [(t, d, len(d)) for t, d, _ in records]
+    cap = tmp_path / "headers.pcap"
+    cap.write_bytes(pcap_bytes(records))
+    names = []
+    for _, name, _, fields in headers:
+        p = name.replace("-", "_")
+        for fname, *_ in fields:
+            names.append(f"xcclab.{p}.{fname}")
+    cmd = [
+        "tshark",
+        "-n",
+        "-X",
+        f"lua_script:{DISSECTOR}",
+        "-r",
+        str(cap),
+        "-T",
+        "fields",
+        "-E",
+        "separator=;",
+    ]
+    cmd += ["-e", "xcclab.cc.proto", "-e", "_ws.expert.message"]
+    for n in names:
+        cmd += ["-e", n]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split(";") for line in proc.stdout.splitlines()]
+    assert len(rows) == len(headers)
+    for row, (proto, name, length, fields) in zip(rows, headers):
+        got = dict(zip(["proto", "expert", *names], row))
+        assert got["proto"] == str(proto) and got["expert"] == "", (name, got)
+        body = bytes(range(1, length + 1))
+        p = name.replace("-", "_")
+        for fname, _, offset, kind, width, *_ in fields:
+            raw = body[offset : offset + width]
+            value = got[f"xcclab.{p}.{fname}"]
+            if kind == "f32":
+                assert float(value) == pytest.approx(struct.unpack(">f", raw)[0], rel=1e-5), (
+                    name,
+                    fname,
+                )
+            elif kind == "flagged_fixed24":
+                assert int(value, 16) == int.from_bytes(raw, "big"), (name, fname)
+            else:
+                assert int(value) == int.from_bytes(raw, "big"), (name, fname)

@@ -16,11 +16,10 @@
 --     ts_val:u64 ts_echo:u64, then sack_len blocks of start:u32 end:u32
 --   payload (usually not captured: xcclab captures headers only)
 --
--- Adding a protocol's congestion header: add one entry to CC_BODIES below, keyed by its
--- protocol number (wire::congestion::proto), with its name, its body length and a function
--- that adds its fields to the tree. Nothing else changes here. This table is kept by hand (it
--- is not generated from the Rust registry): it is the one place, step 11 of "Adding an
--- algorithm" in docs/architecture.md.
+-- The congestion headers' table (CC_HEADERS: protocol number, name, body length, fields) is
+-- generated from the Rust registry (each header's `impl HeaderBody` in crates/xcc-core/src/wire/)
+-- by `python -m xcclab.generated`; the fields and their dissection below are built from it, so
+-- a new header needs nothing written here by hand. Tests fail if the table is stale.
 
 local XCC_UDP_PORT = 9870
 
@@ -49,94 +48,84 @@ f.sack_end = ProtoField.uint32("xcclab.sack.end", "SACK end", base.DEC)
 f.cc_proto = ProtoField.uint8("xcclab.cc.proto", "Congestion protocol", base.DEC)
 f.cc_len = ProtoField.uint8("xcclab.cc.len", "Congestion body length", base.DEC)
 f.cc_body = ProtoField.bytes("xcclab.cc.body", "Congestion body")
--- MaxNet (seed 000 Fig. 4): two 24-bit words; top bit set = MaxStart value; the other 23 bits
--- are a price in seconds with 18 fraction bits (xcc_core::wire::maxnet).
-f.maxnet_echo = ProtoField.uint24("xcclab.maxnet.echo", "MaxNet echo", base.HEX)
-f.maxnet_price = ProtoField.uint24("xcclab.maxnet.price", "MaxNet price", base.HEX)
-f.maxnet_echo_s = ProtoField.double("xcclab.maxnet.echo_s", "Echoed price (s)")
-f.maxnet_price_s = ProtoField.double("xcclab.maxnet.price_s", "Price (s)")
-f.maxnet_maxstart = ProtoField.bool("xcclab.maxnet.maxstart", "MaxStart value")
--- XCP (xcc_core::wire::xcp): rtt_us:u32 x:f32 delta_throughput:f32 reverse_feedback:f32.
-f.xcp_rtt = ProtoField.uint32("xcclab.xcp.rtt_us", "XCP RTT (us)", base.DEC)
-f.xcp_x = ProtoField.float("xcclab.xcp.x", "XCP inter-packet time x (s)")
-f.xcp_delta = ProtoField.float("xcclab.xcp.delta_throughput", "XCP feedback (bytes/s)")
-f.xcp_reverse = ProtoField.float("xcclab.xcp.reverse_feedback", "XCP reverse feedback (bytes/s)")
--- RCP (xcc_core::wire::rcp): rate:f32 in bytes/s (+inf: no request yet), rtt_us:u32.
-f.rcp_rate = ProtoField.float("xcclab.rcp.rate", "RCP rate (bytes/s)")
-f.rcp_rtt = ProtoField.uint32("xcclab.rcp.rtt_us", "RCP RTT (us)", base.DEC)
--- PIQI-RCP (xcc_core::wire::piqi_rcp): rate:f32 in bit/s, rtt_us:u32.
-f.piqi_rate = ProtoField.float("xcclab.piqi_rcp.rate_bps", "PIQI-RCP rate (bit/s)")
-f.piqi_rtt = ProtoField.uint32("xcclab.piqi_rcp.rtt_us", "PIQI-RCP RTT (us)", base.DEC)
--- JetMax (xcc_core::wire::jetmax): share_s:f32 fair_bps:f32 bottleneck:u8 hop:u8 candidate:u8.
-f.jetmax_share = ProtoField.float("xcclab.jetmax.share_s", "JetMax share (s)")
-f.jetmax_fair = ProtoField.float("xcclab.jetmax.fair_bps", "JetMax fair rate (bit/s)")
-f.jetmax_bottleneck = ProtoField.uint8("xcclab.jetmax.bottleneck", "JetMax bottleneck hop", base.DEC)
-f.jetmax_hop = ProtoField.uint8("xcclab.jetmax.hop", "JetMax hop", base.DEC)
-f.jetmax_candidate = ProtoField.uint8("xcclab.jetmax.candidate", "JetMax candidate hop", base.DEC)
+-- BEGIN GENERATED: python -m xcclab.generated (xcc_core::wire's header registry); do not edit
+local CC_HEADERS = {
+    [42] = { name = "maxnet", len = 6, fields = {
+        { name = "echo", label = "MaxNet echo", offset = 0, kind = "flagged_fixed24", width = 3, frac_bits = 18, flag = "maxstart", flag_label = "MaxStart value" },
+        { name = "price", label = "MaxNet price", offset = 3, kind = "flagged_fixed24", width = 3, frac_bits = 18, flag = "maxstart", flag_label = "MaxStart value" },
+    } },
+    [43] = { name = "xcp", len = 16, fields = {
+        { name = "rtt_us", label = "XCP RTT (us)", offset = 0, kind = "u32", width = 4 },
+        { name = "x", label = "XCP inter-packet time x (s)", offset = 4, kind = "f32", width = 4 },
+        { name = "delta_throughput", label = "XCP feedback (bytes/s)", offset = 8, kind = "f32", width = 4 },
+        { name = "reverse_feedback", label = "XCP reverse feedback (bytes/s)", offset = 12, kind = "f32", width = 4 },
+    } },
+    [44] = { name = "rcp", len = 8, fields = {
+        { name = "rate", label = "RCP rate (bytes/s)", offset = 0, kind = "f32", width = 4 },
+        { name = "rtt_us", label = "RCP RTT (us)", offset = 4, kind = "u32", width = 4 },
+    } },
+    [45] = { name = "piqi-rcp", len = 8, fields = {
+        { name = "rate_bps", label = "PIQI-RCP rate (bit/s)", offset = 0, kind = "f32", width = 4 },
+        { name = "rtt_us", label = "PIQI-RCP RTT (us)", offset = 4, kind = "u32", width = 4 },
+    } },
+    [46] = { name = "jetmax", len = 11, fields = {
+        { name = "share_s", label = "JetMax share (s)", offset = 0, kind = "f32", width = 4 },
+        { name = "fair_bps", label = "JetMax fair rate (bit/s)", offset = 4, kind = "f32", width = 4 },
+        { name = "bottleneck", label = "JetMax bottleneck hop", offset = 8, kind = "u8", width = 1 },
+        { name = "hop", label = "JetMax hop", offset = 9, kind = "u8", width = 1 },
+        { name = "candidate", label = "JetMax candidate hop", offset = 10, kind = "u8", width = 1 },
+    } },
+}
+-- END GENERATED
 
-local function maxnet_word(b, t, raw_field, seconds_field)
-    local v = b:uint()
-    local item = t:add(raw_field, b)
-    local flagged = v >= 0x800000
-    local seconds = (v % 0x800000) / 262144
-    item:add(f.maxnet_maxstart, b, flagged)
-    item:add(seconds_field, b, seconds)
-    item:append_text(string.format(flagged and " (MaxStart, price-equivalent %.6f s)" or " (%.6f s)", seconds))
+-- Each header's fields as Wireshark fields, `xcclab.<protocol>.<field>` (`-` becomes `_`). A
+-- flagged fixed-point word (MaxNet's) also gets `<field>_s`, its value in seconds, and the flag.
+for _, h in pairs(CC_HEADERS) do
+    local p = h.name:gsub("-", "_")
+    h.pf = {}
+    for _, d in ipairs(h.fields) do
+        local a = "xcclab." .. p .. "." .. d.name
+        if d.kind == "u8" then
+            h.pf[d.name] = ProtoField.uint8(a, d.label, base.DEC)
+        elseif d.kind == "u32" then
+            h.pf[d.name] = ProtoField.uint32(a, d.label, base.DEC)
+        elseif d.kind == "f32" then
+            h.pf[d.name] = ProtoField.float(a, d.label)
+        elseif d.kind == "flagged_fixed24" then
+            h.pf[d.name] = ProtoField.uint24(a, d.label, base.HEX)
+            h.pf[d.name .. "_s"] = ProtoField.double(a .. "_s", d.label .. " (s)")
+            h.pf[d.flag] = h.pf[d.flag] or ProtoField.bool("xcclab." .. p .. "." .. d.flag, d.flag_label)
+        end
+    end
+    for k, v in pairs(h.pf) do
+        f[p .. "_" .. k] = v
+    end
 end
 
--- Congestion-header bodies, one entry per protocol number. Each entry: name, body length
--- (nil: any), and dissect(buffer_of_body, tree) adding its fields (declared in `f` above).
-local CC_BODIES = {
-    [0] = { name = "none", len = 0, dissect = function(_, _) end },
-    [42] = {
-        name = "maxnet",
-        len = 6,
-        dissect = function(b, t)
-            maxnet_word(b(0, 3), t, f.maxnet_echo, f.maxnet_echo_s)
-            maxnet_word(b(3, 3), t, f.maxnet_price, f.maxnet_price_s)
-        end,
-    },
-    [43] = {
-        name = "xcp",
-        len = 16,
-        dissect = function(b, t)
-            t:add(f.xcp_rtt, b(0, 4))
-            t:add(f.xcp_x, b(4, 4))
-            t:add(f.xcp_delta, b(8, 4))
-            t:add(f.xcp_reverse, b(12, 4))
-        end,
-    },
-    [44] = {
-        name = "rcp",
-        len = 8,
-        dissect = function(b, t)
-            t:add(f.rcp_rate, b(0, 4))
-            t:add(f.rcp_rtt, b(4, 4))
-        end,
-    },
-    [45] = {
-        name = "piqi-rcp",
-        len = 8,
-        dissect = function(b, t)
-            t:add(f.piqi_rate, b(0, 4))
-            t:add(f.piqi_rtt, b(4, 4))
-        end,
-    },
-    [46] = {
-        name = "jetmax",
-        len = 11,
-        dissect = function(b, t)
-            t:add(f.jetmax_share, b(0, 4))
-            t:add(f.jetmax_fair, b(4, 4))
-            t:add(f.jetmax_bottleneck, b(8, 1))
-            t:add(f.jetmax_hop, b(9, 1))
-            t:add(f.jetmax_candidate, b(10, 1))
-        end,
-    },
-}
+local function dissect_body(h, b, t)
+    for _, d in ipairs(h.fields) do
+        local r = b(d.offset, d.width)
+        if d.kind == "flagged_fixed24" then
+            local v = r:uint()
+            local flagged = v >= 0x800000
+            local seconds = (v % 0x800000) / (2 ^ d.frac_bits)
+            local item = t:add(h.pf[d.name], r)
+            item:add(h.pf[d.flag], r, flagged)
+            item:add(h.pf[d.name .. "_s"], r, seconds)
+            if flagged then
+                item:append_text(string.format(" (%s, %.6f s)", d.flag_label, seconds))
+            else
+                item:append_text(string.format(" (%.6f s)", seconds))
+            end
+        else
+            t:add(h.pf[d.name], r)
+        end
+    end
+end
 
 local function cc_name(p)
-    local e = CC_BODIES[p]
+    if p == 0 then return "none" end
+    local e = CC_HEADERS[p]
     return e and e.name or ("unknown (" .. p .. ")")
 end
 
@@ -152,7 +141,7 @@ function xcc.dissector(buffer, pinfo, tree)
     local ct = t:add(buffer(0, math.min(2 + len, n)), "Congestion header: " .. cc_name(p))
     ct:add(f.cc_proto, buffer(0, 1)):append_text(" (" .. cc_name(p) .. ")")
     ct:add(f.cc_len, buffer(1, 1))
-    local entry = CC_BODIES[p]
+    local entry = CC_HEADERS[p]
     if 2 + len > n then
         ct:add_expert_info(PI_MALFORMED, PI_ERROR, "body runs past the datagram")
         return n
@@ -160,12 +149,12 @@ function xcc.dissector(buffer, pinfo, tree)
     if len > 0 then
         local body = buffer(2, len)
         if entry and entry.len == len then
-            entry.dissect(body, ct)
+            dissect_body(entry, body, ct)
         else
             ct:add(f.cc_body, body)
         end
     end
-    if entry and entry.len and entry.len ~= len then
+    if (entry and entry.len ~= len) or (p == 0 and len ~= 0) then
         ct:add_expert_info(PI_MALFORMED, PI_ERROR, "body length differs from the protocol's")
     end
 

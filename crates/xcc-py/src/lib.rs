@@ -258,6 +258,40 @@ fn session_protocols() -> Vec<&'static str> {
     xcc_sim::session::protocols::PROTOCOLS.to_vec()
 }
 
+/// The congestion headers this build encodes, from the wire registry: `(proto, name, len,
+/// fields)`, each field `(name, label, offset, kind, width, frac_bits, flag, flag_label)` (the
+/// last three only for flagged fixed-point words). The Wireshark dissector's table is generated
+/// from it (`python -m xcclab.wireshark`).
+#[pyfunction]
+fn congestion_headers() -> Vec<HeaderRow> {
+    use xcc_core::wire::{CongestionHeader, FieldKind};
+    CongestionHeader::REGISTRY
+        .iter()
+        .map(|h| {
+            let fields = h
+                .fields
+                .iter()
+                .map(|f| {
+                    let (kind, frac, flag, flag_label) = match f.kind {
+                        FieldKind::U8 => ("u8", None, None, None),
+                        FieldKind::U32 => ("u32", None, None, None),
+                        FieldKind::F32 => ("f32", None, None, None),
+                        FieldKind::FlaggedFixed24 { frac_bits, flag, flag_label } => {
+                            ("flagged_fixed24", Some(frac_bits), Some(flag), Some(flag_label))
+                        }
+                    };
+                    (f.name, f.label, f.offset, kind, f.kind.width(), frac, flag, flag_label)
+                })
+                .collect();
+            (h.proto, h.name, h.len, fields)
+        })
+        .collect()
+}
+
+type FieldRow =
+    (&'static str, &'static str, usize, &'static str, usize, Option<u32>, Option<&'static str>, Option<&'static str>);
+type HeaderRow = (u8, &'static str, usize, Vec<FieldRow>);
+
 /// The `xcc-emu` command line (`python -m xcclab._router ARGS`), linked into this module so
 /// that the wheel carries the router with no separate binary. Runs with the GIL released and
 /// returns the exit status; the router installs its own SIGINT/SIGTERM/SIGHUP handlers, so call
@@ -282,5 +316,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(time_s, m)?)?;
     m.add_function(wrap_pyfunction!(table_schema, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_names, m)?)?;
+    m.add_function(wrap_pyfunction!(congestion_headers, m)?)?;
     Ok(())
 }
