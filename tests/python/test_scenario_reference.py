@@ -1,6 +1,8 @@
-"""docs/scenario-format.md cannot drift from the code: its `queue` and `cc` kinds and their
-parameter tables are checked against the parser, and every algorithm of the registry
-(`xcc list`, xcclab.algorithms) is named in it."""
+"""The scenario reference cannot drift from the code: every `queue` and `cc` kind has a section
+on its algorithm's page (docs/algorithms/<name>.md, "In a scenario") whose parameter table is
+checked against the parser, and every algorithm of the registry (`xcc list`,
+xcclab.algorithms) is in docs/scenario-format.md's table by name (generated; test_docs.py
+checks it is current)."""
 
 from __future__ import annotations
 
@@ -16,12 +18,13 @@ from xcclab.scenario import _toml_loads
 pytest.importorskip("xcclab._native")
 
 DOC = (ROOT / "docs" / "scenario-format.md").read_text()
+PAGES = "\n".join(p.read_text() for p in sorted((ROOT / "docs" / "algorithms").glob("*.md")))
 BASE = _toml_loads((ROOT / "scenarios" / "parking-lot.toml").read_text())
 
 
 def sections(field: str) -> dict[str, str]:
-    """``### field = "kind"`` heading -> the text up to the next heading."""
-    parts = re.split(rf'^### {field} = "([a-z-]+)"\n', DOC, flags=re.M)
+    """``### field = "kind"`` heading of an algorithm page -> the text up to the next heading."""
+    parts = re.split(rf'^### {field} = "([a-z-]+)"\n', PAGES, flags=re.M)
     return {kind: body.split("\n#")[0] for kind, body in zip(parts[1::2], parts[2::2])}
 
 
@@ -102,16 +105,21 @@ def test_parameter_tables_match_the_parser(field, kind):
 
 
 def test_every_registered_algorithm_is_named_in_the_reference():
+    """Each algorithm has a row in the table by name; each scenario kind it names has its section
+    on that algorithm's own page."""
     table = DOC.split("### Algorithms by name", 1)[1]
     for algo in algorithms():
         row = re.search(rf"^\| `{re.escape(algo.name)}` \| ([^|]+) \| ([^|]+) \|", table, re.M)
         assert row, f"docs/scenario-format.md: no row for {algo.name!r} in 'Algorithms by name'"
         assert row.group(1).strip() == algo.role, algo.name
         usage = row.group(2)
-        for field, kind in re.findall(r'(cc|queue) = (?:"([a-z-]+)"|\{ kind = "[a-z-]+")', usage):
-            if kind:
-                assert kind in sections(field), (algo.name, field, kind)
-        named = re.findall(r'(?:cc|queue) = "([a-z-]+)"|kind = "([a-z-]+)"', usage)
+        named = re.findall(r'(cc|queue) = \{ kind = "([a-z-]+)"', usage)
+        page = (ROOT / "docs" / "algorithms" / f"{algo.name}.md").read_text()
+        for field, kind in named:
+            assert kind == algo.name, (algo.name, usage)
+            assert f'### {field} = "{kind}"\n' in page, (
+                f"docs/algorithms/{kind}.md: no section {field} = {kind!r}"
+            )
         if not named:
             assert "session protocol" in usage, algo.name
 
