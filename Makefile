@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 DEMO_OUT ?= results/markmax-s1-dt
 
-.PHONY: venv build demo test test-all lint fmt bench clean
+.PHONY: venv build demo test test-all lint fmt bench clean generated
 
 # The venv, with maturin, the runtime deps and the dev tools (pytest, ruff).
 $(BIN)/maturin:
@@ -59,3 +59,8 @@ bench: build
 
 clean:
 	rm -rf $(VENV) target python/xcclab/_native*.so
+
+# Rewrite the tables generated from the registries (README's status, the scenario reference's
+# table by name, the Wireshark dissector's headers) after adding an algorithm or a header.
+generated: build
+	$(PY) -m xcclab.generated
