@@ -5,7 +5,9 @@ of algorithms or headers is kept by hand:
   from ``_native.congestion_headers()``;
 - ``README.md``: the status table of ``xcc list`` (``xcclab.algorithms``);
 - ``docs/scenario-format.md``: the table of algorithms by name, with how a scenario names each
-  and its page.
+  and its page;
+- ``docs/output-schema.md``: the values of the enumerated columns (``flows.cc``,
+  ``links.algorithm``).
 
 Each region sits between a ``BEGIN GENERATED`` and an ``END GENERATED`` line. After adding an
 algorithm or a header::
@@ -96,6 +98,29 @@ def algorithms_by_name() -> str:
     return "\n".join(lines)
 
 
+#: What `flows.kind` holds (not a registry: the traffic kinds of the scenario format; the
+#: scenario-reference test checks the list against what runs write).
+FLOW_KINDS = ("bulk", "cbr", "arrival", "request", "response")
+
+
+def enumerations() -> str:
+    """output-schema.md's table of the values of the enumerated columns."""
+    names = registry_names()
+
+    def codes(values) -> str:
+        return ", ".join(f"`{v}`" for v in values)
+
+    return "\n".join(
+        [
+            "| column | values |",
+            "|---|---|",
+            f"| `flows.kind` | {codes(FLOW_KINDS)} |",
+            f"| `flows.cc` | {codes(names['host'])} (the `cc` kinds), `none` (cbr) |",
+            f"| `links.algorithm` | {codes(names['link'])} (the `queue` kinds) |",
+        ]
+    )
+
+
 def _markdown(path: str, render: Callable[[], str]) -> Region:
     return Region(
         path, f"<!-- BEGIN GENERATED: {COMMAND}; do not edit -->", "<!-- END GENERATED -->", render
@@ -111,6 +136,7 @@ REGIONS = (
     ),
     _markdown("README.md", status_table),
     _markdown("docs/scenario-format.md", algorithms_by_name),
+    _markdown("docs/output-schema.md", enumerations),
 )
 
 
