@@ -5,7 +5,7 @@
   utilisation its queue discipline aims at (MaxNet's ``mu``, RCP's, PIQI-RCP's and JetMax's
   ``gamma``; 1 for XCP and the AQMs) or by ``utilisation``; reported as **payload** rates, since
   the flows table reports payload: a data packet is ``mss + header + shim`` bytes on the wire,
-  the shim being the congestion header of the flow's ``cc`` (:data:`SHIM_BYTES`: 1518, 1510,
+  the shim being the congestion header of the flow's ``cc`` (:func:`shim_bytes`: 1518, 1510,
   1508 B data packets for XCP, RCP and MaxNet with the default 1460 B MSS and 40 B headers).
 - :func:`window_rates`: delivery rates over a sliding window of whole metrics intervals, by
   default four RTTs long (``delivered_bytes`` differences, so exact, not an average of averages).
@@ -21,21 +21,11 @@ that run to the end.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections.abc import Sequence
 from typing import Any
-
-#: Bytes the congestion header (2 shim bytes + the body) adds to every data packet, per ``cc``
-#: kind (``crates/xcc-core/src/wire/*.rs``; checked against simulated runs by a test).
-SHIM_BYTES: dict[str, int] = {
-    "newreno": 0,
-    "maxnet": 8,
-    "xcp": 18,
-    "rcp": 10,
-    "piqi-rcp": 10,
-    "jetmax": 13,
-}
 
 #: Tolerance of :func:`convergence_time` (relative to the reference).
 DEFAULT_TOLERANCE = 0.1
@@ -45,19 +35,39 @@ DEFAULT_TOLERANCE = 0.1
 WINDOW_RTTS = 4
 
 
+@functools.cache
+def _kinds() -> dict[str, dict[str, tuple[str, int | None, str | None]]]:
+    """The registries' algorithms by role ("host", "link"): kind tag in run.json -> (name, shim
+    bytes, target-utilisation parameter)."""
+    from .errors import load_native
+
+    return {
+        role: {tag: (name, shim, target) for name, tag, shim, target in rows}
+        for role, rows in load_native().algorithm_kinds()
+    }
+
+
+def shim_bytes() -> dict[str, int]:
+    """Bytes the congestion header (2 shim bytes + the body) adds to every data packet, per
+    ``cc`` name, with the algorithm's default parameters (from the cc registry)."""
+    return {name: shim for name, shim, _ in _kinds()["host"].values()}
+
+
 def cc_name(kind: str) -> str:
-    """The scenario's name of a resolved kind (run.json writes ``new_reno``, ``drop_tail``)."""
-    return {"new_reno": "newreno", "drop_tail": "droptail"}.get(kind, kind)
+    """The scenario's name of a resolved ``cc`` or ``queue`` kind (run.json writes ``new_reno``,
+    ``drop_tail``), from the registries."""
+    for role in ("host", "link"):
+        if kind in _kinds()[role]:
+            return _kinds()[role][kind][0]
+    return kind
 
 
 def target_utilisation(queue: dict[str, Any]) -> float:
-    """The fraction of capacity a resolved ``queue`` aims to fill (1 when it has no target)."""
-    kind = cc_name(queue.get("kind", ""))
-    if kind == "maxnet":
-        return float(queue["mu"])
-    if kind in ("rcp", "piqi-rcp", "jetmax"):
-        return float(queue["gamma"])
-    return 1.0
+    """The fraction of capacity a resolved ``queue`` aims to fill (1 when it has no target): the
+    parameter its registry entry names (MaxNet's ``mu``, RCP's ``gamma``)."""
+    entry = _kinds()["link"].get(queue.get("kind", ""))
+    target = entry[2] if entry else None
+    return float(queue[target]) if target else 1.0
 
 
 def flow_routes(scenario: dict[str, Any]) -> list[list[int]]:
@@ -115,7 +125,8 @@ def payload_share(flow: dict[str, Any]) -> float:
     if kind["kind"] != "bulk":
         return 1.0
     t = kind["transport"]
-    shim = SHIM_BYTES.get(cc_name(kind["cc"]["kind"]))
+    entry = _kinds()["host"].get(kind["cc"]["kind"])
+    shim = entry[1] if entry else None
     if shim is None:
         raise ValueError(f"flow {flow['name']!r}: no header size known for cc {kind['cc']!r}")
     return t["mss_bytes"] / (t["mss_bytes"] + t["header_bytes"] + shim)

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import ROOT
 from xcclab.references import (
-    SHIM_BYTES,
     convergence_time,
     flow_routes,
+    shim_bytes,
     window_length,
     window_rates,
 )
@@ -75,7 +75,7 @@ def test_header_bytes_match_the_simulated_data_packets(cc):
     sent = res.flows.filter(pl.col("name") == "long")["bytes_sent"][0]
     wire = res.link("src-long->r1")["data_bytes_out"]
     # every data packet is full: wire / payload = (1460 + 40 + shim) / 1460
-    assert wire * 1460 / sent - 1500 == pytest.approx(SHIM_BYTES[cc], abs=0.01)
+    assert wire * 1460 / sent - 1500 == pytest.approx(shim_bytes()[cc], abs=0.01)
 
 
 @pytest.mark.native
@@ -88,7 +88,7 @@ def test_reference_columns_on_the_parking_lot(protocol):
 
     res = xcclab.run(parking_lot(protocol))
     flows = res.flows
-    share = 1460 / (1500 + SHIM_BYTES[protocol])
+    share = 1460 / (1500 + shim_bytes()[protocol])
     wire = [25e6, 75e6, 25e6, 75e6]
     assert res.max_min(1.0) == pytest.approx([w * share for w in wire], rel=1e-9)
     assert flows["maxmin_bps"].to_list() == pytest.approx(res.max_min(), rel=1e-12)

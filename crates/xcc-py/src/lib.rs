@@ -252,6 +252,29 @@ fn algorithm_names() -> Vec<(&'static str, Vec<&'static str>)> {
     ]
 }
 
+/// What the analysis needs to know of each registered algorithm, from the registries: for
+/// "host", `(name, kind tag in run.json, shim bytes with default parameters, None)`; for "link",
+/// `(name, kind tag, None, the parameter holding its target utilisation)`.
+#[pyfunction]
+fn algorithm_kinds() -> Vec<(&'static str, Vec<KindRow>)> {
+    use xcc_sim::scenario::model::{Cc, Queue};
+    let hosts = Cc::NAMES
+        .iter()
+        .zip(Cc::TAGS)
+        .zip(Cc::default_shim_bytes())
+        .map(|((n, t), shim)| (*n, *t, Some(shim), None))
+        .collect();
+    let links = Queue::NAMES
+        .iter()
+        .zip(Queue::TAGS)
+        .zip(Queue::TARGET_UTILISATION)
+        .map(|((n, t), target)| (*n, *t, None, *target))
+        .collect();
+    vec![("host", hosts), ("link", links)]
+}
+
+type KindRow = (&'static str, &'static str, Option<usize>, Option<&'static str>);
+
 /// Names of the session protocols this build can run (`run_sessions`' `protocol`).
 #[pyfunction]
 fn session_protocols() -> Vec<&'static str> {
@@ -316,6 +339,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(time_s, m)?)?;
     m.add_function(wrap_pyfunction!(table_schema, m)?)?;
     m.add_function(wrap_pyfunction!(algorithm_names, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithm_kinds, m)?)?;
     m.add_function(wrap_pyfunction!(congestion_headers, m)?)?;
     Ok(())
 }

@@ -73,18 +73,34 @@ mod prelude {
 }
 
 macro_rules! cc_registry {
-    ( $( $(#[$vm:meta])* $kw:literal => $V:ident($P:ty) ),* $(,)? ) => {
+    ( $( $kw:literal as $tag:literal => $V:ident($P:ty) ),* $(,)? ) => {
         /// A flow sender's algorithm with its resolved parameters (`run.json` records it with
         /// the serde tag `kind`).
         #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-        #[serde(tag = "kind", rename_all = "snake_case")]
+        #[serde(tag = "kind")]
         pub enum Cc {
-            $( $(#[$vm])* $V($P) ),*
+            $( #[serde(rename = $tag)] $V($P) ),*
         }
 
         impl Cc {
             /// The names scenarios use, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($kw),*];
+            /// The `kind` tags `run.json` records, in registry order.
+            pub const TAGS: &'static [&'static str] = &[$($tag),*];
+
+            /// Bytes the congestion header adds to every data packet of each algorithm with its
+            /// default parameters, in registry order (what the max-min references of a run
+            /// deduct from the wire rate).
+            pub fn default_shim_bytes() -> Vec<usize> {
+                let res = Resolver::detached("registry");
+                Self::NAMES
+                    .iter()
+                    .map(|name| match Cc::resolve(name, &res, "cc", None) {
+                        Some(Ok(cc)) => cc.shim().wire_len(),
+                        _ => unreachable!("every cc resolves by its bare name (tested)"),
+                    })
+                    .collect()
+            }
 
             pub fn name(&self) -> &'static str {
                 match self {
@@ -136,19 +152,15 @@ macro_rules! cc_registry {
     };
 }
 
-// The registry of sender algorithms: one line each.
+// The registry of sender algorithms: one line each, `name as tag`: the name scenarios use, and
+// the `kind` tag `run.json` records for it (kept from before the registry).
 cc_registry! {
-    "newreno" => NewReno(NewRenoParams),
-    #[serde(rename = "maxnet")]
-    "maxnet" => MaxNet(MaxNetCcParams),
-    #[serde(rename = "xcp")]
-    "xcp" => Xcp(XcpCcParams),
-    #[serde(rename = "rcp")]
-    "rcp" => Rcp(RcpCcParams),
-    #[serde(rename = "piqi-rcp")]
-    "piqi-rcp" => PiqiRcp(PiqiRcpCcParams),
-    #[serde(rename = "jetmax")]
-    "jetmax" => JetMax(JetMaxCcParams),
+    "newreno" as "new_reno" => NewReno(NewRenoParams),
+    "maxnet" as "maxnet" => MaxNet(MaxNetCcParams),
+    "xcp" as "xcp" => Xcp(XcpCcParams),
+    "rcp" as "rcp" => Rcp(RcpCcParams),
+    "piqi-rcp" as "piqi-rcp" => PiqiRcp(PiqiRcpCcParams),
+    "jetmax" as "jetmax" => JetMax(JetMaxCcParams),
 }
 
 #[cfg(test)]
@@ -174,5 +186,22 @@ mod tests {
             assert_eq!(cc.name(), *name);
         }
         assert!(Cc::resolve("nope", &res, "cc", None).is_none());
+    }
+
+    #[test]
+    fn tags_are_what_run_json_records() {
+        let res = Resolver::for_tests();
+        for (name, tag) in Cc::NAMES.iter().zip(Cc::TAGS) {
+            let cc = Cc::resolve(name, &res, "cc", None).unwrap().unwrap();
+            assert_eq!(serde_json::to_value(cc).unwrap()["kind"], *tag);
+        }
+    }
+
+    /// The shim sizes of wire/*.rs: 2 bytes (protocol, length) plus the body.
+    #[test]
+    fn default_shim_bytes_are_the_headers_sizes() {
+        let by_name: Vec<(&str, usize)> = Cc::NAMES.iter().copied().zip(Cc::default_shim_bytes()).collect();
+        let expected = [("newreno", 0), ("maxnet", 8), ("xcp", 18), ("rcp", 10), ("piqi-rcp", 10), ("jetmax", 13)];
+        assert_eq!(by_name, expected);
     }
 }

@@ -20,6 +20,8 @@ pub struct JetMaxRouterParams {
 }
 
 impl QueueConfig for JetMaxRouterParams {
+    const TARGET_UTILISATION: Option<&'static str> = Some("gamma");
+
     /// JetMax's router (reconstructed): gamma 0.95, D 20 ms.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<JetMaxQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;

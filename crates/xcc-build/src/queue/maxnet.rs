@@ -26,6 +26,8 @@ pub struct MaxNetRouterParams {
 }
 
 impl QueueConfig for MaxNetRouterParams {
+    const TARGET_UTILISATION: Option<&'static str> = Some("mu");
+
     /// MaxNet's router: seed 000's defaults (dt_p 1 ms, T0 130 ms, T 0.4 s, x_max 1e15), mu 0.9.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<MaxNetQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;

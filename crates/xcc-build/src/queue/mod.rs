@@ -37,6 +37,10 @@ pub trait QueueConfig: Sized {
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError>;
     /// The algorithm for a link of `rate_bps`; `rng` is the link's own stream (random phases).
     fn build(&self, rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm;
+    /// The resolved parameter (as `run.json` names it) holding the fraction of capacity the
+    /// algorithm aims to fill, if it has one (MaxNet's `mu`, RCP's `gamma`): what the max-min
+    /// references of a run scale each link's capacity by.
+    const TARGET_UTILISATION: Option<&'static str> = None;
 }
 
 /// What the algorithm files use.
@@ -54,18 +58,23 @@ mod prelude {
 }
 
 macro_rules! queue_registry {
-    ( $( $(#[$vm:meta])* $kw:literal => $V:ident($P:ty) ),* $(,)? ) => {
+    ( $( $kw:literal as $tag:literal => $V:ident($P:ty) ),* $(,)? ) => {
         /// A link direction's algorithm with its resolved parameters (`run.json` records it
         /// with the serde tag `kind`).
         #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-        #[serde(tag = "kind", rename_all = "snake_case")]
+        #[serde(tag = "kind")]
         pub enum Queue {
-            $( $(#[$vm])* $V($P) ),*
+            $( #[serde(rename = $tag)] $V($P) ),*
         }
 
         impl Queue {
             /// The names scenarios use, in registry order.
             pub const NAMES: &'static [&'static str] = &[$($kw),*];
+            /// The `kind` tags `run.json` records, in registry order.
+            pub const TAGS: &'static [&'static str] = &[$($tag),*];
+            /// Each algorithm's [`QueueConfig::TARGET_UTILISATION`], in registry order.
+            pub const TARGET_UTILISATION: &'static [Option<&'static str>] =
+                &[$(<$P as QueueConfig>::TARGET_UTILISATION),*];
 
             pub fn name(&self) -> &'static str {
                 match self {
@@ -96,22 +105,17 @@ macro_rules! queue_registry {
     };
 }
 
-// The registry of link algorithms: one line each.
+// The registry of link algorithms: one line each, `name as tag`: the name scenarios use, and
+// the `kind` tag `run.json` records for it (kept from before the registry).
 queue_registry! {
-    "droptail" => DropTail(DropTailParams),
-    "red" => Red(RedParams),
-    #[serde(rename = "markmax")]
-    "markmax" => MarkMax(MarkMaxParams),
-    #[serde(rename = "maxnet")]
-    "maxnet" => MaxNet(MaxNetRouterParams),
-    #[serde(rename = "xcp")]
-    "xcp" => Xcp(XcpRouterParams),
-    #[serde(rename = "rcp")]
-    "rcp" => Rcp(RcpRouterParams),
-    #[serde(rename = "piqi-rcp")]
-    "piqi-rcp" => PiqiRcp(PiqiRcpRouterParams),
-    #[serde(rename = "jetmax")]
-    "jetmax" => JetMax(JetMaxRouterParams),
+    "droptail" as "drop_tail" => DropTail(DropTailParams),
+    "red" as "red" => Red(RedParams),
+    "markmax" as "markmax" => MarkMax(MarkMaxParams),
+    "maxnet" as "maxnet" => MaxNet(MaxNetRouterParams),
+    "xcp" as "xcp" => Xcp(XcpRouterParams),
+    "rcp" as "rcp" => Rcp(RcpRouterParams),
+    "piqi-rcp" as "piqi-rcp" => PiqiRcp(PiqiRcpRouterParams),
+    "jetmax" as "jetmax" => JetMax(JetMaxRouterParams),
 }
 
 #[cfg(test)]
@@ -137,5 +141,31 @@ mod tests {
             }
         }
         assert!(Queue::resolve("nope", &res, "q", None).is_none());
+    }
+
+    #[test]
+    fn tags_are_what_run_json_records() {
+        let res = Resolver::for_tests();
+        for (name, tag) in Queue::NAMES.iter().zip(Queue::TAGS) {
+            // Algorithms that need parameters (RED) have no bare form to serialise.
+            if let Ok(q) = Queue::resolve(name, &res, "q", None).unwrap() {
+                assert_eq!(serde_json::to_value(q).unwrap()["kind"], *tag);
+            }
+        }
+    }
+
+    /// The named target parameter is a number of the resolved entry, in (0, 1].
+    #[test]
+    fn target_utilisation_names_a_resolved_fraction() {
+        let res = Resolver::for_tests();
+        let mut with_target = Vec::new();
+        for (name, target) in Queue::NAMES.iter().zip(Queue::TARGET_UTILISATION) {
+            let Some(param) = target else { continue };
+            let q = Queue::resolve(name, &res, "q", None).unwrap().unwrap();
+            let v = serde_json::to_value(q).unwrap()[param].as_f64().expect("a number");
+            assert!(v > 0.0 && v <= 1.0, "{name}.{param} = {v}");
+            with_target.push(*name);
+        }
+        assert_eq!(with_target, ["maxnet", "rcp", "piqi-rcp", "jetmax"]);
     }
 }

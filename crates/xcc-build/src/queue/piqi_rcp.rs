@@ -42,6 +42,8 @@ pub struct PiqiRcpRouterParams {
 }
 
 impl QueueConfig for PiqiRcpRouterParams {
+    const TARGET_UTILISATION: Option<&'static str> = Some("gamma");
+
     /// PIQI-RCP's router (reconstructed): T 5 ms, kappa auto (kappa*), gamma 0.98, R0 0.05 C,
     /// RTT before any sample 200 ms.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {

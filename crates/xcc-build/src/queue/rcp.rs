@@ -32,6 +32,8 @@ pub struct RcpRouterParams {
 }
 
 impl QueueConfig for RcpRouterParams {
+    const TARGET_UTILISATION: Option<&'static str> = Some("gamma");
+
     /// RCP's router: a named preset (default "stanford": alpha 0.4, beta 1), then overrides.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<RcpQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;

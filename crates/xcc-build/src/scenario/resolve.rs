@@ -83,10 +83,16 @@ pub struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
+    /// A resolver with no nodes: resolves an entry on its own (a bare algorithm name with its
+    /// defaults), with `source` in its errors.
+    pub(crate) fn detached(source: &'a str) -> Resolver<'a> {
+        Resolver { source, nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }
+    }
+
     /// A resolver with no nodes, for unit tests of entry resolution.
     #[cfg(test)]
     pub(crate) fn for_tests() -> Resolver<'static> {
-        Resolver { source: "test", nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }
+        Resolver::detached("test")
     }
 
     pub(crate) fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
