@@ -169,6 +169,8 @@ def measure(result: Any, t_f_s: float, n_forward: int) -> dict[str, Any]:
 #: The seeded cells' randomisation: per-packet jitter on the forward access links, uniform in
 #: [0, one bottleneck packet time] (540 B at 70 Mbit/s = 62 us), drawn from the run's seed.
 SEED_JITTER_NS = 62_000
+#: What :func:`seeded_cell` returns, summarised over the seeds.
+SEEDED_KEYS = ("J", "rho", "queue_bytes", "delay_ms")
 
 
 def seeded_cell(
@@ -193,7 +195,7 @@ def seeded_cell(
         jitter_ns=SEED_JITTER_NS,
     )
     m = measure(xcclab.run(sc, progress=False), t_f_s, len(deltas_ns))
-    return {k: m[k] for k in ("J", "rho", "queue_bytes", "delay_ms")}
+    return {k: m[k] for k in SEEDED_KEYS}
 
 
 def run_cells(

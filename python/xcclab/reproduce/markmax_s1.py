@@ -31,7 +31,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import cell_estimate, from_summary, seeded_cells
 
 ID = "markmax-s1"
 TITLE = "MarkMax Scenario 1: DT vs MM-B vs MM-T (seed 003, Tables II and III)"
@@ -432,12 +432,7 @@ def _table_where(c: dict) -> str:
 
 def _seeded_estimate(metrics: dict, c: dict) -> float | Estimate | None:
     """Our value of a table cell: the interval over seeds where the cell was seeded."""
-    cell = c.get("cell", {})
-    key = SEEDED_KEY.get((cell.get("queue"), cell.get("delta_ratio")))
-    runs = metrics.get("seeded", {}).get(key) if key else None
-    if runs and c["quantity"] in QUANTITY_KEY:
-        return from_summary(runs[QUANTITY_KEY[c["quantity"]]])
-    return c.get("ours")
+    return cell_estimate(metrics, c, SEEDED_KEY, QUANTITY_KEY)
 
 
 TABLES = {"J": "Table II", "rho": "Table II", "mean queue": "Table III", "mean delay": "Table III"}
@@ -458,12 +453,14 @@ def run_seeded(log) -> dict:
     }
     for t in RUN_LENGTHS_S:
         cases[f"mmb-r20-t{t}"] = {"deltas_ns": [d1, 20 * d1], "kind": "mmb", "t_f_s": t}
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce._markmax_packet:seeded_cell", cases)
-    return {
-        name: {key: summarise(r, key) for key in ("J", "rho", "queue_bytes", "delay_ms")}
-        for name, r in runs.items()
-    }
+    return seeded_cells(
+        "xcclab.reproduce._markmax_packet:seeded_cell",
+        cases,
+        mp.SEEDED_KEYS,
+        log,
+        ID,
+        " with access jitter",
+    )
 
 
 def claims(metrics: dict) -> list[Claim]:

@@ -39,7 +39,7 @@ from .report import (
     save_figure,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import from_summary, seeded_cells
 
 ID = "markmax-s1-dt"
 TITLE = "MarkMax Scenario 1, DropTail columns (seed 003, Tables II and III)"
@@ -615,9 +615,10 @@ def run_seeded(t_f_s: int, log: Callable[[str], None]) -> dict[str, Any]:
     """Every cell over :data:`SEEDS` with access jitter: DropTail's J depends on the phase of
     the two sawtooths, which one deterministic run fixes by chance."""
     cases = {str(r): {"ratio": r, "t_f_s": t_f_s} for r in RATIOS}
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce.markmax_s1_dt:seeded_cell", cases)
-    return {r: {key: summarise(v, key) for key, *_ in QUANTITIES} for r, v in runs.items()}
+    keys = [key for key, *_ in QUANTITIES]
+    return seeded_cells(
+        "xcclab.reproduce.markmax_s1_dt:seeded_cell", cases, keys, log, ID, " with access jitter"
+    )
 
 
 def claims(metrics: dict) -> list[Claim]:

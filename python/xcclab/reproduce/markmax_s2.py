@@ -32,7 +32,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import from_summary, seeded_cells
 
 ID = "markmax-s2"
 TITLE = "MarkMax Scenario 2: reverse traffic, DT vs MM-B (seed 003, Table IV)"
@@ -327,11 +327,14 @@ def run_seeded(log: Callable[[str], None]) -> dict[str, Any]:
         }
         for k, r in SEEDED_CELLS
     }
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce._markmax_packet:seeded_cell", cases)
-    return {
-        name: {key: summarise(r, key) for key in QUANTITY_KEY.values()} for name, r in runs.items()
-    }
+    return seeded_cells(
+        "xcclab.reproduce._markmax_packet:seeded_cell",
+        cases,
+        tuple(QUANTITY_KEY.values()),
+        log,
+        ID,
+        " with access jitter",
+    )
 
 
 def _ours(metrics: dict, c: dict):

@@ -33,7 +33,7 @@ from .report import (
     save_figure,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import from_summary, seeded_cells
 
 STACKS = ("maxnet", "reno-red", "reno-red-ecn")
 RED = {"kind": "red", "w_q": 0.002, "min_th": "30pkt", "max_th": "90pkt", "max_p": 0.1}
@@ -442,10 +442,9 @@ def run_seeded(experiment: str, k: int, rate: str, log: Callable[[str], None] | 
         for stack in SENSITIVITY_STACKS
         for w in SEEDED_WINDOWS_S
     }
-    if log:
-        log(f"{experiment}: {len(cases)} cells x {len(SEEDS)} seeds (arrival times)")
-    runs = over_seeds("xcclab.reproduce.mice:seeded_run", cases)
-    return {name: {key: summarise(r, key) for key in SEEDED_KEYS} for name, r in runs.items()}
+    return seeded_cells(
+        "xcclab.reproduce.mice:seeded_run", cases, SEEDED_KEYS, log, experiment, " (arrival times)"
+    )
 
 
 _WHERE_RT = "Section 4.2 (Fig. 5)"
