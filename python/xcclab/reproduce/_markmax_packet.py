@@ -305,6 +305,62 @@ def run_grid(
     return t_f_s, measured, results, alt, comparisons
 
 
+#: Axis labels of the tables' quantities, with their units.
+AXIS_LABELS = dt.AXIS_LABELS
+
+
+def comparison_figure(
+    tmp: Path,
+    columns: Sequence[Any],
+    kinds: Sequence[str],
+    keys: Sequence[str],
+    paper: Callable[[str, Any, str], float],
+    measured: Callable[[str, Any], dict[str, Any]],
+    seeded: Callable[[str, Any], dict[str, Any] | None],
+    title: str,
+    xlabel: str,
+    name: str = "comparison",
+) -> list[str]:
+    """One panel per quantity of ``keys``: each table cell (column x kind) as the paper's bar
+    (``paper(kind, column, key)``) beside our dot, the mean over seeds with its 95 % interval
+    where the cell was seeded (``seeded(kind, column)``, else ``measured(kind, column)``'s
+    single run); no line joins separate cells. Returns the files written."""
+    from ..figures import paper_vs_ours
+    from ..figures import pyplot as _pyplot
+    from .report import save_figure
+
+    plt = _pyplot()
+    width = 4.4 if len(columns) > 1 else 3.2
+    fig, axes = plt.subplots(1, len(keys), figsize=(width * len(keys), 3.8))
+    for ax, key in zip(axes, keys):
+        for n, kind in enumerate(kinds):
+            ours, ci = [], []
+            for col in columns:
+                s = (seeded(kind, col) or {}).get(key)
+                ours.append(s["mean"] if s else measured(kind, col)[key])
+                ci.append(tuple(s["ci95"]) if s else None)
+            paper_vs_ours(
+                ax,
+                columns,
+                [paper(kind, col, key) for col in columns],
+                ours,
+                ci,
+                offset=(n - (len(kinds) - 1) / 2) * 0.22,
+                color=f"C{n}",
+                label=LABELS[kind],
+            )
+        ax.set_xlim(-0.6, len(columns) - 0.4)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(AXIS_LABELS.get(key, key))
+        ax.grid(True, axis="y", lw=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    names = [p.name for p in save_figure(fig, tmp, name)]
+    plt.close(fig)
+    return names
+
+
 def queue_trace_figure(
     tmp: Path, results: dict[str, Any], keys: Sequence[str], title: str, stem: str
 ) -> list[str]:

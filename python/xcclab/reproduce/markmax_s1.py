@@ -162,41 +162,19 @@ def _figures(
     results: dict[str, Any],
     seeded: dict[str, Any] | None = None,
 ) -> list[str]:
-    from ..figures import paper_vs_ours
-    from ..figures import pyplot as _pyplot
-    from .report import save_figure
-
     seeded = seeded or {}
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    for ax, (key, label, unit, _) in zip(axes, QUANTITIES[:3]):
-        for n, kind in enumerate(KINDS):
-            ours, ci = [], []
-            for r in RATIOS:
-                s = seeded.get(f"{kind}-r{r}", {}).get(key)
-                ours.append(s["mean"] if s else measured[f"{kind}-r{r}"][key])
-                ci.append(tuple(s["ci95"]) if s else None)
-            paper_vs_ours(
-                ax,
-                RATIOS,
-                [PAPER[kind][r][key] for r in RATIOS],
-                ours,
-                ci,
-                offset=(n - 1) * 0.22,
-                color=f"C{n}",
-                label=mp.LABELS[kind],
-            )
-        ax.set_xlabel("delta_2 / delta_1 (table column)")
-        ax.set_ylabel(f"{label} ({unit})" if unit else label)
-        ax.grid(True, axis="y", lw=0.3)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(
+    names = mp.comparison_figure(
+        tmp,
+        RATIOS,
+        KINDS,
+        [key for key, *_ in QUANTITIES[:3]],
+        lambda kind, r, key: PAPER[kind][r][key],
+        lambda kind, r: measured[f"{kind}-r{r}"],
+        lambda kind, r: seeded.get(f"{kind}-r{r}"),
         "MarkMax Scenario 1: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI over 10 "
-        "seeds where seeded)"
+        "seeds where seeded)",
+        "delta_2 / delta_1 (table column)",
     )
-    fig.tight_layout()
-    names = [p.name for p in save_figure(fig, tmp, "comparison")]
-    plt.close(fig)
     names += mp.queue_trace_figure(
         tmp, results, [f"{k}-r7" for k in KINDS], "S->D queue, delta_2/delta_1 = 7", "queue-r7"
     )

@@ -59,6 +59,13 @@ QUANTITIES = (  # key, label, unit, digits
     ("queue_bytes", "mean queue", "B", 0),
     ("delay_ms", "mean delay", "ms", 2),
 )
+#: Axis labels of the tables' quantities, with their units (the MarkMax figures share them).
+AXIS_LABELS = {
+    "J": "Jain's index J (dimensionless)",
+    "rho": "utilisation rho (fraction of mu)",
+    "queue_bytes": "mean queue (B)",
+    "delay_ms": "mean delay (ms)",
+}
 
 MU_BPS = 70_000_000  # bottleneck S->D
 ACCESS_BPS = 300_000_000  # mu_1 = mu_2
@@ -284,7 +291,7 @@ def _figures(
     plt = _pyplot()
     written: list[str] = []
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
-    for ax, (key, label, unit, _) in zip(axes, QUANTITIES[:3]):
+    for ax, (key, *_) in zip(axes, QUANTITIES[:3]):
         paper_vs_ours(
             ax,
             RATIOS,
@@ -306,7 +313,7 @@ def _figures(
                 label="10 seeds,",
             )
         ax.set_xlabel("delta_2 / delta_1 (table column)")
-        ax.set_ylabel(f"{label} ({unit})" if unit else label)
+        ax.set_ylabel(AXIS_LABELS[key])
         ax.grid(True, axis="y", lw=0.3)
     axes[0].set_ylim(0.45, 1.02)
     axes[0].legend(fontsize=7)

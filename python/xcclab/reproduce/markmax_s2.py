@@ -123,6 +123,7 @@ def run(
             "queue-r20",
         )
         seeded = {} if quick else run_seeded(log)
+        figures = _comparison_figure(tmp, measured, seeded) + figures
         write_metrics(
             tmp,
             ID,
@@ -140,6 +141,21 @@ def run(
             _report(measured, comparisons, figures, t_f_s, quick, alt), encoding="utf-8"
         )
     return out_dir / "report.md"
+
+
+def _comparison_figure(tmp: Path, measured: dict, seeded: dict) -> list[str]:
+    return mp.comparison_figure(
+        tmp,
+        RATIOS,
+        KINDS,
+        [key for key, *_ in QUANTITIES],
+        lambda kind, r, key: PAPER[kind][r][key],
+        lambda kind, r: measured[f"{kind}-r{r}"],
+        lambda kind, r: seeded.get(f"{kind}-r{r}"),
+        "MarkMax Scenario 2: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI over 10 "
+        "seeds where seeded)",
+        "delta_2 / delta_1 (table column)",
+    )
 
 
 def checks(measured: dict[str, dict[str, Any]]) -> dict[str, Any]:

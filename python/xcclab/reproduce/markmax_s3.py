@@ -115,6 +115,21 @@ def run(
         ]
         figures = mp.queue_trace_figure(tmp, results, list(KINDS), "S->D queue, ten flows", "queue")
         seeded = {} if quick else run_seeded(log)
+        figures = (
+            mp.comparison_figure(
+                tmp,
+                ["Table V"],
+                KINDS,
+                [key for key, *_ in QUANTITIES],
+                lambda kind, _col, key: PAPER[kind][key],
+                lambda kind, _col: measured[kind],
+                lambda kind, _col: seeded.get(kind),
+                "MarkMax Scenario 3: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI "
+                "over 10 seeds where seeded)",
+                "ten connections",
+            )
+            + figures
+        )
         write_metrics(
             tmp,
             ID,
