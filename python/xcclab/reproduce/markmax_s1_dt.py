@@ -643,7 +643,16 @@ def claims(metrics: dict) -> list[Claim]:
         if seeded
         else "one run, t_f = 100 s"
     )
-    out: list[Claim] = table_points(metrics, "003", _table_where, measure=measure, ours=ours)
+    from . import _markmax_packet as mp
+
+    out: list[Claim] = table_points(
+        metrics,
+        "003",
+        _table_where,
+        measure=measure,
+        ours=ours,
+        note=lambda c: mp.cell_note(metrics, c, str(c["cell"]["delta_ratio"])),
+    )
     if seeded:
         for c in metrics["comparisons"]:
             if c["quantity"] != "J":

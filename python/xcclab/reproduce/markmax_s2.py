@@ -353,6 +353,9 @@ def run_seeded(log: Callable[[str], None]) -> dict[str, Any]:
     )
 
 
+_KIND = {v: k for k, v in mp.LABELS.items()}
+
+
 def _ours(metrics: dict, c: dict):
     kind = {v: k for k, v in mp.LABELS.items()}[c["cell"]["queue"]]
     s = metrics.get("seeded", {}).get(f"{kind}-r{c['cell']['delta_ratio']}")
@@ -367,6 +370,11 @@ def claims(metrics: dict) -> list[Claim]:
         measure="t_f = 1000 s, one run per cell; mean and 95 % CI over 10 seeds with 62 us "
         "access jitter where seeded (DT at 20, MM-B at 50)",
         ours=lambda c: _ours(metrics, c),
+        note=lambda c: mp.cell_note(
+            metrics,
+            c,
+            f"{_KIND[c['cell']['queue']]}-r{c['cell']['delta_ratio']}",
+        ),
     )
     j = {
         (c["cell"]["queue"], c["cell"]["delta_ratio"]): _ours(metrics, c)

@@ -294,6 +294,9 @@ def claims(metrics: dict) -> list[Claim]:
         measure="t_f = 1000 s; mean and 95 % CI over 10 seeds with 62 us access jitter where "
         "seeded",
         ours=lambda c: _seeded_estimate(metrics, c),
+        note=lambda c: mp.cell_note(
+            metrics, c, {v: k for k, v in mp.LABELS.items()}[c["cell"]["queue"]]
+        ),
     )
     by = {(c["quantity"], c["cell"]["queue"]): c for c in metrics["comparisons"]}
     text = (
