@@ -84,7 +84,7 @@ def test_index_over_existing_reports(tmp_path, capsys):
     md = (out / "index.md").read_text()
     assert "`xcc reproduce --index`" in md
     assert "| [maxnet-encoding](maxnet-encoding/report.md) |" in md
-    assert "| 2 of 2 paper claims hold | reproduced |" in md
+    assert "| [2 of 2 paper claims hold](maxnet-encoding/report.md#claims) | reproduced |" in md
     judged = json.loads((d / "metrics.json").read_text())  # the claims are written back
     assert [c["type"] for c in judged["claims"]] == ["point", "point"]
     assert judged["verdict"]["verdict"] == "reproduced"

@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from xcclab.reproduce import experiments, get
-from xcclab.reproduce.seeds import from_summary, over_seeds, summarise
+from xcclab.reproduce.seeds import (
+    SEEDS,
+    cell_estimate,
+    from_summary,
+    over_seeds,
+    seeded_cells,
+    summarise,
+)
 
 
 def square_of_seed(*, seed: int, scale: float) -> dict[str, float]:
@@ -23,6 +30,21 @@ def test_over_seeds_runs_each_case_once_per_seed_in_seed_order():
     assert s["values"] == [1.0, 4.0, 9.0] and s["n"] == 3
     e = from_summary(s, 10.0)
     assert e.mean == pytest.approx(140 / 3) and e.lo < e.mean < e.hi
+
+
+def test_seeded_cells_summarise_each_key_and_feed_the_table_cells():
+    logged: list[str] = []
+    seeded = seeded_cells(
+        f"{__name__}:square_of_seed", {"dt-r3": {"scale": 1.0}}, ("x",), logged.append, "exp", "!"
+    )
+    assert logged == [f"exp: 1 cells x {len(SEEDS)} seeds!"]
+    assert seeded["dt-r3"]["x"]["values"] == [float(s * s) for s in SEEDS]
+    metrics = {"seeded": seeded}
+    cell = {"quantity": "J", "cell": {"queue": "DT", "delta_ratio": 3}, "ours": 0.5}
+    other = {"quantity": "J", "cell": {"queue": "DT", "delta_ratio": 7}, "ours": 0.5}
+    key, quantity = {("DT", 3): "dt-r3"}, {"J": "x"}
+    assert cell_estimate(metrics, cell, key, quantity).mean == pytest.approx(38.5)
+    assert cell_estimate(metrics, other, key, quantity) == 0.5
 
 
 def test_a_failing_seed_is_named():

@@ -169,6 +169,8 @@ def measure(result: Any, t_f_s: float, n_forward: int) -> dict[str, Any]:
 #: The seeded cells' randomisation: per-packet jitter on the forward access links, uniform in
 #: [0, one bottleneck packet time] (540 B at 70 Mbit/s = 62 us), drawn from the run's seed.
 SEED_JITTER_NS = 62_000
+#: What :func:`seeded_cell` returns, summarised over the seeds.
+SEEDED_KEYS = ("J", "rho", "queue_bytes", "delay_ms")
 
 
 def seeded_cell(
@@ -193,7 +195,7 @@ def seeded_cell(
         jitter_ns=SEED_JITTER_NS,
     )
     m = measure(xcclab.run(sc, progress=False), t_f_s, len(deltas_ns))
-    return {k: m[k] for k in ("J", "rho", "queue_bytes", "delay_ms")}
+    return {k: m[k] for k in SEEDED_KEYS}
 
 
 def run_cells(
@@ -301,6 +303,92 @@ def run_grid(
         for r in ratios
     ]
     return t_f_s, measured, results, alt, comparisons
+
+
+#: Axis labels of the tables' quantities, with their units.
+AXIS_LABELS = dt.AXIS_LABELS
+
+
+#: The tables' quantities (a comparison's "quantity") by their key in a cell's measures.
+QUANTITY_KEYS = {"J": "J", "rho": "rho", "mean queue": "queue_bytes", "mean delay": "delay_ms"}
+
+
+def cell_note(metrics: dict[str, Any], c: dict[str, Any], name: str) -> str:
+    """The cause line of table cell ``c`` (run as ``name`` in ``metrics["cells"]``, and under
+    the same name in ``metrics["seeded"]`` where it was seeded): see
+    :func:`xcclab.reproduce.paper_claims.cell_gap_note`."""
+    from .paper_claims import cell_gap_note
+
+    key = QUANTITY_KEYS[c["quantity"]]
+    seeded = metrics.get("seeded", {})
+    alt_runs = metrics.get("alt_runs", {})
+    alt = alt_runs.get("cells", {}).get(f"alt-{name}", {}).get(key)
+    prefix = f"{name}-t"
+    lengths = {
+        float(k.removeprefix(prefix)): v[key]
+        for k, v in seeded.items()
+        if k.startswith(prefix) and key in v
+    }
+    return cell_gap_note(
+        metrics["cells"][name][key],
+        seeded.get(name, {}).get(key),
+        alt,
+        t_f_s=metrics.get("t_f_s"),
+        alt_t_f_s=alt_runs.get("t_f_s"),
+        run_lengths=lengths,
+    )
+
+
+def comparison_figure(
+    tmp: Path,
+    columns: Sequence[Any],
+    kinds: Sequence[str],
+    keys: Sequence[str],
+    paper: Callable[[str, Any, str], float],
+    measured: Callable[[str, Any], dict[str, Any]],
+    seeded: Callable[[str, Any], dict[str, Any] | None],
+    title: str,
+    xlabel: str,
+    name: str = "comparison",
+) -> list[str]:
+    """One panel per quantity of ``keys``: each table cell (column x kind) as the paper's bar
+    (``paper(kind, column, key)``) beside our dot, the mean over seeds with its 95 % interval
+    where the cell was seeded (``seeded(kind, column)``, else ``measured(kind, column)``'s
+    single run); no line joins separate cells. Returns the files written."""
+    from ..figures import paper_vs_ours
+    from ..figures import pyplot as _pyplot
+    from .report import save_figure
+
+    plt = _pyplot()
+    width = 4.4 if len(columns) > 1 else 3.2
+    fig, axes = plt.subplots(1, len(keys), figsize=(width * len(keys), 3.8))
+    for ax, key in zip(axes, keys):
+        for n, kind in enumerate(kinds):
+            ours, ci = [], []
+            for col in columns:
+                s = (seeded(kind, col) or {}).get(key)
+                ours.append(s["mean"] if s else measured(kind, col)[key])
+                ci.append(tuple(s["ci95"]) if s else None)
+            paper_vs_ours(
+                ax,
+                columns,
+                [paper(kind, col, key) for col in columns],
+                ours,
+                ci,
+                offset=(n - (len(kinds) - 1) / 2) * 0.22,
+                color=f"C{n}",
+                label=LABELS[kind],
+            )
+        ax.set_xlim(-0.6, len(columns) - 0.4)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(AXIS_LABELS.get(key, key))
+        ax.grid(True, axis="y", lw=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    names = [p.name for p in save_figure(fig, tmp, name)]
+    plt.close(fig)
+    return names
 
 
 def queue_trace_figure(

@@ -32,7 +32,7 @@ from ..claims import VERDICT_RULE
 from ..executor import run_tasks
 from . import experiments
 from .experiment import Experiment
-from .verdicts import judge_directory
+from .verdicts import CLAIMS_ANCHOR, judge_directory
 
 
 @dataclass
@@ -200,8 +200,10 @@ def render_markdown(rows: list[Row], quick: bool, note: str | None = None) -> st
     for r in rows:
         link = f"[{r.experiment.id}]({r.report})" if r.report else r.experiment.id
         figs = ", ".join(f"[{label}]({path})" for label, path in _figure_links(r)) or "-"
-        ours = r.ours if r.error is None else f"error: {r.error}"
-        table.append([link, _md(r.claim), _md(ours), r.verdict, figs])
+        ours = _md(r.ours) if r.error is None else _md(f"error: {r.error}")
+        if r.report and r.error is None:
+            ours = f"[{ours}]({r.report}#{CLAIMS_ANCHOR})"
+        table.append([link, _md(r.claim), ours, r.verdict, figs])
     lines.append("| experiment | paper's claim | claims (ours) | verdict | figures |")
     lines.append("|:---|:---|:---|:---|:---|")
     lines += ["| " + " | ".join(row) + " |" for row in table]
@@ -242,6 +244,8 @@ def render_html(rows: list[Row], quick: bool, note: str | None = None) -> str:
             for label, p in _figure_links(r)
         )
         ours = e(r.ours) if r.error is None else f"<b>error:</b> {e(r.error)}"
+        if r.report and r.error is None:
+            ours = f'<a href="{e(r.report)}#{CLAIMS_ANCHOR}">{ours}</a>'
         verdict_class = r.verdict.split(" ")[0]
         body.append(
             f"<tr><td>{link}</td><td>{e(r.claim)}</td><td>{ours}</td>"

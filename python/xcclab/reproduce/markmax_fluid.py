@@ -165,34 +165,45 @@ def run(
 
 
 def _figures(tmp: Path, cells: dict[str, dict[str, Any]]) -> list[str]:
+    import numpy as np
+
     from ..figures import pyplot as _pyplot
 
     plt = _pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+    # The table's columns are categories: one slot per ratio, the paper as a bar, ours as a
+    # dot beside it, one colour per theta; no line joins them.
+    x = np.arange(len(RATIOS))
+    width = 0.8 / len(THETAS_MSS)
     for n, th in enumerate(THETAS_MSS):
+        off = x + (n - (len(THETAS_MSS) - 1) / 2) * width
         for ax, (k, q) in zip(axes, enumerate(("J", "rho"))):
-            ax.plot(
-                RATIOS,
+            ax.hlines(
                 [PAPER[(r, th)][k] for r in RATIOS],
-                "o--",
+                off - 0.4 * width,
+                off + 0.4 * width,
                 color=f"C{n}",
-                label=f"θ = {th} paper",
+                lw=2.2,
+                label=f"θ = {th} MSS, paper",
             )
             ax.plot(
-                RATIOS,
+                off,
                 [cells[f"b-r{r}-th{th}"][q] for r in RATIOS],
-                "s-",
+                "o",
+                ls="none",
+                ms=4,
                 color=f"C{n}",
-                label=f"θ = {th} ours",
+                markeredgecolor="black",
+                markeredgewidth=0.4,
+                label=f"θ = {th} MSS, ours",
             )
-    for ax, q in zip(axes, ("J", "ρ")):
-        ax.set_xscale("log")
-        ax.set_xticks(RATIOS, [str(r) for r in RATIOS])
-        ax.set_xlabel("RTT2 / RTT1")
+    for ax, q in zip(axes, ("Jain's index J (dimensionless)", "utilisation ρ (fraction of C)")):
+        ax.set_xticks(x, [str(r) for r in RATIOS])
+        ax.set_xlabel("RTT2 / RTT1 (Table I column)")
         ax.set_ylabel(q)
-        ax.grid(True, lw=0.3)
+        ax.grid(True, axis="y", lw=0.3)
     axes[1].legend(fontsize=7)
-    fig.suptitle("MarkMax-B fluid model: Table I vs xcclab")
+    fig.suptitle("MarkMax-B fluid model: Table I (bars) vs xcclab (dots)")
     fig.tight_layout()
     names = [p.name for p in save_figure(fig, tmp, "comparison")]
     plt.close(fig)

@@ -31,7 +31,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import cell_estimate, from_summary, seeded_cells
 
 ID = "markmax-s1"
 TITLE = "MarkMax Scenario 1: DT vs MM-B vs MM-T (seed 003, Tables II and III)"
@@ -162,41 +162,19 @@ def _figures(
     results: dict[str, Any],
     seeded: dict[str, Any] | None = None,
 ) -> list[str]:
-    from ..figures import paper_vs_ours
-    from ..figures import pyplot as _pyplot
-    from .report import save_figure
-
     seeded = seeded or {}
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    for ax, (key, label, unit, _) in zip(axes, QUANTITIES[:3]):
-        for n, kind in enumerate(KINDS):
-            ours, ci = [], []
-            for r in RATIOS:
-                s = seeded.get(f"{kind}-r{r}", {}).get(key)
-                ours.append(s["mean"] if s else measured[f"{kind}-r{r}"][key])
-                ci.append(tuple(s["ci95"]) if s else None)
-            paper_vs_ours(
-                ax,
-                RATIOS,
-                [PAPER[kind][r][key] for r in RATIOS],
-                ours,
-                ci,
-                offset=(n - 1) * 0.22,
-                color=f"C{n}",
-                label=mp.LABELS[kind],
-            )
-        ax.set_xlabel("delta_2 / delta_1 (table column)")
-        ax.set_ylabel(f"{label} ({unit})" if unit else label)
-        ax.grid(True, axis="y", lw=0.3)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(
+    names = mp.comparison_figure(
+        tmp,
+        RATIOS,
+        KINDS,
+        [key for key, *_ in QUANTITIES[:3]],
+        lambda kind, r, key: PAPER[kind][r][key],
+        lambda kind, r: measured[f"{kind}-r{r}"],
+        lambda kind, r: seeded.get(f"{kind}-r{r}"),
         "MarkMax Scenario 1: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI over 10 "
-        "seeds where seeded)"
+        "seeds where seeded)",
+        "delta_2 / delta_1 (table column)",
     )
-    fig.tight_layout()
-    names = [p.name for p in save_figure(fig, tmp, "comparison")]
-    plt.close(fig)
     names += mp.queue_trace_figure(
         tmp, results, [f"{k}-r7" for k in KINDS], "S->D queue, delta_2/delta_1 = 7", "queue-r7"
     )
@@ -430,14 +408,15 @@ def _table_where(c: dict) -> str:
     return f"Section IV, {table}, {col}"
 
 
+def _cell_name(c: dict) -> str:
+    """The name of table cell ``c``'s run in metrics' ``cells`` (and ``seeded``)."""
+    kind = {v: k for k, v in mp.LABELS.items()}[c["cell"]["queue"]]
+    return f"{kind}-r{c['cell']['delta_ratio']}"
+
+
 def _seeded_estimate(metrics: dict, c: dict) -> float | Estimate | None:
     """Our value of a table cell: the interval over seeds where the cell was seeded."""
-    cell = c.get("cell", {})
-    key = SEEDED_KEY.get((cell.get("queue"), cell.get("delta_ratio")))
-    runs = metrics.get("seeded", {}).get(key) if key else None
-    if runs and c["quantity"] in QUANTITY_KEY:
-        return from_summary(runs[QUANTITY_KEY[c["quantity"]]])
-    return c.get("ours")
+    return cell_estimate(metrics, c, SEEDED_KEY, QUANTITY_KEY)
 
 
 TABLES = {"J": "Table II", "rho": "Table II", "mean queue": "Table III", "mean delay": "Table III"}
@@ -458,12 +437,14 @@ def run_seeded(log) -> dict:
     }
     for t in RUN_LENGTHS_S:
         cases[f"mmb-r20-t{t}"] = {"deltas_ns": [d1, 20 * d1], "kind": "mmb", "t_f_s": t}
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce._markmax_packet:seeded_cell", cases)
-    return {
-        name: {key: summarise(r, key) for key in ("J", "rho", "queue_bytes", "delay_ms")}
-        for name, r in runs.items()
-    }
+    return seeded_cells(
+        "xcclab.reproduce._markmax_packet:seeded_cell",
+        cases,
+        mp.SEEDED_KEYS,
+        log,
+        ID,
+        " with access jitter",
+    )
 
 
 def claims(metrics: dict) -> list[Claim]:
@@ -474,6 +455,7 @@ def claims(metrics: dict) -> list[Claim]:
         measure="one run per cell (t_f = 1000 s; seeded cells: mean and 95 % CI over 10 seeds "
         "with 62 us access jitter)",
         ours=lambda c: _seeded_estimate(metrics, c),
+        note=lambda c: mp.cell_note(metrics, c, _cell_name(c)),
     )
     j = {(c["cell"]["queue"], c["cell"]["delta_ratio"]): c for c in metrics["comparisons"]
          if c["quantity"] == "J"}  # fmt: skip

@@ -39,7 +39,7 @@ from .report import (
     save_figure,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import from_summary, seeded_cells
 
 ID = "markmax-s1-dt"
 TITLE = "MarkMax Scenario 1, DropTail columns (seed 003, Tables II and III)"
@@ -59,6 +59,13 @@ QUANTITIES = (  # key, label, unit, digits
     ("queue_bytes", "mean queue", "B", 0),
     ("delay_ms", "mean delay", "ms", 2),
 )
+#: Axis labels of the tables' quantities, with their units (the MarkMax figures share them).
+AXIS_LABELS = {
+    "J": "Jain's index J (dimensionless)",
+    "rho": "utilisation rho (fraction of mu)",
+    "queue_bytes": "mean queue (B)",
+    "delay_ms": "mean delay (ms)",
+}
 
 MU_BPS = 70_000_000  # bottleneck S->D
 ACCESS_BPS = 300_000_000  # mu_1 = mu_2
@@ -284,7 +291,7 @@ def _figures(
     plt = _pyplot()
     written: list[str] = []
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
-    for ax, (key, label, unit, _) in zip(axes, QUANTITIES[:3]):
+    for ax, (key, *_) in zip(axes, QUANTITIES[:3]):
         paper_vs_ours(
             ax,
             RATIOS,
@@ -306,7 +313,7 @@ def _figures(
                 label="10 seeds,",
             )
         ax.set_xlabel("delta_2 / delta_1 (table column)")
-        ax.set_ylabel(f"{label} ({unit})" if unit else label)
+        ax.set_ylabel(AXIS_LABELS[key])
         ax.grid(True, axis="y", lw=0.3)
     axes[0].set_ylim(0.45, 1.02)
     axes[0].legend(fontsize=7)
@@ -615,9 +622,10 @@ def run_seeded(t_f_s: int, log: Callable[[str], None]) -> dict[str, Any]:
     """Every cell over :data:`SEEDS` with access jitter: DropTail's J depends on the phase of
     the two sawtooths, which one deterministic run fixes by chance."""
     cases = {str(r): {"ratio": r, "t_f_s": t_f_s} for r in RATIOS}
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce.markmax_s1_dt:seeded_cell", cases)
-    return {r: {key: summarise(v, key) for key, *_ in QUANTITIES} for r, v in runs.items()}
+    keys = [key for key, *_ in QUANTITIES]
+    return seeded_cells(
+        "xcclab.reproduce.markmax_s1_dt:seeded_cell", cases, keys, log, ID, " with access jitter"
+    )
 
 
 def claims(metrics: dict) -> list[Claim]:
@@ -635,7 +643,16 @@ def claims(metrics: dict) -> list[Claim]:
         if seeded
         else "one run, t_f = 100 s"
     )
-    out: list[Claim] = table_points(metrics, "003", _table_where, measure=measure, ours=ours)
+    from . import _markmax_packet as mp
+
+    out: list[Claim] = table_points(
+        metrics,
+        "003",
+        _table_where,
+        measure=measure,
+        ours=ours,
+        note=lambda c: mp.cell_note(metrics, c, str(c["cell"]["delta_ratio"])),
+    )
     if seeded:
         for c in metrics["comparisons"]:
             if c["quantity"] != "J":

@@ -32,7 +32,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import from_summary, seeded_cells
 
 ID = "markmax-s2"
 TITLE = "MarkMax Scenario 2: reverse traffic, DT vs MM-B (seed 003, Table IV)"
@@ -123,6 +123,7 @@ def run(
             "queue-r20",
         )
         seeded = {} if quick else run_seeded(log)
+        figures = _comparison_figure(tmp, measured, seeded) + figures
         write_metrics(
             tmp,
             ID,
@@ -140,6 +141,21 @@ def run(
             _report(measured, comparisons, figures, t_f_s, quick, alt), encoding="utf-8"
         )
     return out_dir / "report.md"
+
+
+def _comparison_figure(tmp: Path, measured: dict, seeded: dict) -> list[str]:
+    return mp.comparison_figure(
+        tmp,
+        RATIOS,
+        KINDS,
+        [key for key, *_ in QUANTITIES],
+        lambda kind, r, key: PAPER[kind][r][key],
+        lambda kind, r: measured[f"{kind}-r{r}"],
+        lambda kind, r: seeded.get(f"{kind}-r{r}"),
+        "MarkMax Scenario 2: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI over 10 "
+        "seeds where seeded)",
+        "delta_2 / delta_1 (table column)",
+    )
 
 
 def checks(measured: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -327,11 +343,17 @@ def run_seeded(log: Callable[[str], None]) -> dict[str, Any]:
         }
         for k, r in SEEDED_CELLS
     }
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce._markmax_packet:seeded_cell", cases)
-    return {
-        name: {key: summarise(r, key) for key in QUANTITY_KEY.values()} for name, r in runs.items()
-    }
+    return seeded_cells(
+        "xcclab.reproduce._markmax_packet:seeded_cell",
+        cases,
+        tuple(QUANTITY_KEY.values()),
+        log,
+        ID,
+        " with access jitter",
+    )
+
+
+_KIND = {v: k for k, v in mp.LABELS.items()}
 
 
 def _ours(metrics: dict, c: dict):
@@ -348,6 +370,11 @@ def claims(metrics: dict) -> list[Claim]:
         measure="t_f = 1000 s, one run per cell; mean and 95 % CI over 10 seeds with 62 us "
         "access jitter where seeded (DT at 20, MM-B at 50)",
         ours=lambda c: _ours(metrics, c),
+        note=lambda c: mp.cell_note(
+            metrics,
+            c,
+            f"{_KIND[c['cell']['queue']]}-r{c['cell']['delta_ratio']}",
+        ),
     )
     j = {
         (c["cell"]["queue"], c["cell"]["delta_ratio"]): _ours(metrics, c)

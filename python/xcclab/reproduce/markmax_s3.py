@@ -31,7 +31,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import SEEDS, from_summary, over_seeds, summarise
+from .seeds import cell_estimate, seeded_cells
 
 ID = "markmax-s3"
 TITLE = "MarkMax Scenario 3: ten connections, DT vs MM-B (seed 003, Table V)"
@@ -115,6 +115,21 @@ def run(
         ]
         figures = mp.queue_trace_figure(tmp, results, list(KINDS), "S->D queue, ten flows", "queue")
         seeded = {} if quick else run_seeded(log)
+        figures = (
+            mp.comparison_figure(
+                tmp,
+                ["Table V"],
+                KINDS,
+                [key for key, *_ in QUANTITIES],
+                lambda kind, _col, key: PAPER[kind][key],
+                lambda kind, _col: measured[kind],
+                lambda kind, _col: seeded.get(kind),
+                "MarkMax Scenario 3: paper (NS-2, bars) vs xcclab (dots; error bars: 95 % CI "
+                "over 10 seeds where seeded)",
+                "ten connections",
+            )
+            + figures
+        )
         write_metrics(
             tmp,
             ID,
@@ -250,12 +265,7 @@ def _table_where(c: dict) -> str:
 
 def _seeded_estimate(metrics: dict, c: dict) -> float | Estimate | None:
     """Our value of a table cell: the interval over seeds where the cell was seeded."""
-    cell = c.get("cell", {})
-    key = SEEDED_KEY.get((cell.get("queue"), cell.get("delta_ratio")))
-    runs = metrics.get("seeded", {}).get(key) if key else None
-    if runs and c["quantity"] in QUANTITY_KEY:
-        return from_summary(runs[QUANTITY_KEY[c["quantity"]]])
-    return c.get("ours")
+    return cell_estimate(metrics, c, SEEDED_KEY, QUANTITY_KEY)
 
 
 TABLES = {"J": "Table V", "rho": "Table V", "mean queue": "Table V", "mean delay": "Table V"}
@@ -266,12 +276,14 @@ SEEDED_KEY = {("DT", None): "dt", ("MM-B", None): "mmb"}
 def run_seeded(log) -> dict:
     """Both cells over :data:`SEEDS` with access jitter (DropTail's J is phase-sensitive)."""
     cases = {k: {"deltas_ns": deltas_ns(), "kind": k, "t_f_s": mp.T_F_S} for k in KINDS}
-    log(f"{ID}: {len(cases)} cells x {len(SEEDS)} seeds with access jitter")
-    runs = over_seeds("xcclab.reproduce._markmax_packet:seeded_cell", cases)
-    return {
-        name: {key: summarise(r, key) for key in ("J", "rho", "queue_bytes", "delay_ms")}
-        for name, r in runs.items()
-    }
+    return seeded_cells(
+        "xcclab.reproduce._markmax_packet:seeded_cell",
+        cases,
+        mp.SEEDED_KEYS,
+        log,
+        ID,
+        " with access jitter",
+    )
 
 
 def claims(metrics: dict) -> list[Claim]:
@@ -282,6 +294,9 @@ def claims(metrics: dict) -> list[Claim]:
         measure="t_f = 1000 s; mean and 95 % CI over 10 seeds with 62 us access jitter where "
         "seeded",
         ours=lambda c: _seeded_estimate(metrics, c),
+        note=lambda c: mp.cell_note(
+            metrics, c, {v: k for k, v in mp.LABELS.items()}[c["cell"]["queue"]]
+        ),
     )
     by = {(c["quantity"], c["cell"]["queue"]): c for c in metrics["comparisons"]}
     text = (

@@ -9,7 +9,7 @@ A case is a module-level function ``fn(seed=..., **kwargs) -> dict of numbers`` 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,6 +68,41 @@ def summarise(runs: list[dict[str, Any]], key: str) -> dict[str, Any]:
     values = [float(r[key]) for r in runs]
     e = estimate(values)
     return {"values": values, **e.to_json()}
+
+
+def seeded_cells(
+    fn: str,
+    cases: dict[str, dict[str, Any]],
+    keys: Sequence[str],
+    log: Callable[[str], None] | None = None,
+    label: str = "",
+    detail: str = "",
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every case of ``cases`` over :data:`SEEDS` (:func:`over_seeds`), each of ``keys``
+    summarised (:func:`summarise`): ``{case: {key: summary}}``, cases in their given order.
+    ``log`` (if given) is told first: "LABEL: N cells x 10 seeds DETAIL"."""
+    if log:
+        log(f"{label}: {len(cases)} cells x {len(SEEDS)} seeds{detail}")
+    runs = over_seeds(fn, cases)
+    return {name: {key: summarise(r, key) for key in keys} for name, r in runs.items()}
+
+
+def cell_estimate(
+    metrics: dict[str, Any],
+    comparison: dict[str, Any],
+    seeded_key: dict[tuple[Any, Any], str],
+    quantity_key: dict[str, str],
+) -> float | Estimate | None:
+    """Our value of a paper's table cell (a ``comparison`` of ``metrics``): the interval over
+    seeds where the cell was seeded (``seeded_key`` maps (queue, delta_ratio) to the name of
+    the seeded case, ``quantity_key`` the table's quantity to the summarised key), else the
+    single run's value."""
+    cell = comparison.get("cell", {})
+    key = seeded_key.get((cell.get("queue"), cell.get("delta_ratio")))
+    runs = metrics.get("seeded", {}).get(key) if key else None
+    if runs and comparison["quantity"] in quantity_key:
+        return from_summary(runs[quantity_key[comparison["quantity"]]])
+    return comparison.get("ours")
 
 
 def from_summary(summary: dict[str, Any], scale: float = 1.0) -> Estimate:

@@ -72,6 +72,10 @@ def claims(metrics: dict) -> list[Claim]:
                 reconstruction="BFYZ",
                 first="BFYZ",
                 second="SLBN",
+                note="cause not established: mean E_s is "
+                f"{m['bfyz']['es_mean_avg']:.2f} % for our BFYZ and {m['slbn']['es_mean_avg']:.2f} "
+                "% for SLBN; our BFYZ is a reconstruction run with closed-loop RM cells "
+                "(set-up), which may make it more cautious than the paper's",
             )
         )
     obs = ", ".join(

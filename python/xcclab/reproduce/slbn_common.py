@@ -276,36 +276,38 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
     plt = _pyplot()
     written: list[str] = []
     for key, what in (("es", "sources"), ("ee", "bottlenecks")):
-        # Top: every protocol's whole range; bottom: the paper's Fig. 3 range (-100 to 150 %),
-        # where the accurate protocols can be told apart.
-        fig, axes = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
-        for ax, zoom in zip(axes, (False, True)):
-            for i, (p, r) in enumerate(results.items()):
-                s = _window(r, setup.plot_from_s)
-                t = s["time_s"].to_numpy() * 1e6
-                mean = s[f"{key}_mean"].to_numpy()
-                lo, hi = s[f"{key}_p10"].to_numpy(), s[f"{key}_p90"].to_numpy()
-                color = f"C{i}"
-                ax.plot(t, mean, color=color, lw=1.2, label=f"{LABEL[p]} average")
-                # Percentile bars (the mean may lie outside them for skewed errors).
-                ax.vlines(
-                    t + i * 2000,
-                    lo,
-                    hi,
-                    color=color,
-                    lw=0.7,
-                    label=f"{LABEL[p]} 10th,90th percentile",
-                )
+        # One panel per protocol, each on its own scale (their errors span -100 % to over
+        # 1000 %): the average as a line, the 10th-90th percentile band shaded around it (the
+        # mean may lie outside the band for skewed errors); dotted: the paper's Fig. 3 range.
+        n = len(results)
+        cols = 2 if n > 1 else 1
+        rows = -(-n // cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(10, 2.6 * rows + 0.6), sharex=True)
+        axes = np.atleast_1d(axes).ravel()
+        for i, (ax, (p, r)) in enumerate(zip(axes, results.items())):
+            s = _window(r, setup.plot_from_s)
+            t = s["time_s"].to_numpy()
+            mean = s[f"{key}_mean"].to_numpy()
+            lo, hi = s[f"{key}_p10"].to_numpy(), s[f"{key}_p90"].to_numpy()
+            color = f"C{i}"
+            ax.fill_between(t, lo, hi, color=color, alpha=0.25, lw=0, label="10th-90th percentile")
+            ax.plot(t, mean, color=color, lw=1.4, label="average")
             ax.axhline(0, color="grey", lw=0.5)
-            ax.set_ylabel("% error")
+            for y in (-100, 150):
+                ax.axhline(y, color="grey", lw=0.6, ls=":")
+            ax.set_title(LABEL[p], fontsize=10)
+            ax.set_ylabel("error (%)")
             ax.grid(True, lw=0.3)
-            if zoom:
-                ax.set_ylim(-100, 150)
-                ax.set_title("the same, -100 % to 150 % (the range of the paper's Fig. 3)")
-            else:
-                ax.set_title(f"{setup.id}: error distribution at {what} (ours)")
-                ax.legend(fontsize=7, ncol=2)
-        axes[-1].set_xlabel("microseconds")
+            ax.legend(fontsize=7, loc="upper right")
+        for ax in axes[n:]:
+            ax.set_visible(False)
+        for ax in axes[max(0, n - cols) : n]:
+            ax.set_xlabel("time (s)")
+            ax.xaxis.set_tick_params(labelbottom=True)
+        fig.suptitle(
+            f"{setup.id}: rate error at {what} (ours; dotted: the paper's Fig. 3 range, "
+            "-100 % to 150 %)"
+        )
         fig.tight_layout()
         written += [p.name for p in save_figure(fig, tmp, f"error-{what}")]
         plt.close(fig)
@@ -313,10 +315,10 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
     for i, (p, r) in enumerate(results.items()):
         s = _window(r, setup.plot_from_s)
         q = s["max_queue_bits"].to_numpy() / (8 * PACKET_BYTES)
-        ax.plot(s["time_s"].to_numpy() * 1e6, q, color=f"C{i}", lw=1, label=LABEL[p])
+        ax.plot(s["time_s"].to_numpy(), q, color=f"C{i}", lw=1, label=LABEL[p])
     # Queues span six orders of magnitude between protocols: logarithmic above 10 packets.
     ax.set_yscale("symlog", linthresh=10)
-    ax.set_xlabel("microseconds")
+    ax.set_xlabel("time (s)")
     ax.set_ylabel(f"max queue (packets of {PACKET_BYTES} B)")
     ax.set_title(f"{setup.id}: largest queue of any link (ours)")
     ax.legend(fontsize=8)
@@ -330,8 +332,9 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
             m = _measure(setup, r).get("completion_by_size", [])
             if m:
                 x = [b["from_pkts"] for b in m]
-                ax.plot(x, [b["mean_s"] for b in m], "o-", color=f"C{i}", label=LABEL[p])
-        ax.set_xlabel("session size (packets, lower bin edge)")
+                # Size bins are categories: markers, no line between them.
+                ax.plot(x, [b["mean_s"] for b in m], "o", ls="none", color=f"C{i}", label=LABEL[p])
+        ax.set_xlabel("session size bin (packets, lower edge)")
         ax.set_ylabel("mean completion time (s)")
         ax.set_title(f"{setup.id}: completion time by size (ours)")
         ax.legend(fontsize=8)

@@ -44,6 +44,10 @@ def judge_directory(e: Experiment, out_dir: Path) -> Verdict:
     return v
 
 
+#: The anchor of the claims section in a report: the index links each claim table by it.
+CLAIMS_ANCHOR = "claims"
+
+
 def insert_section(report: str, section: str) -> str:
     """``report`` with ``section`` between the markers, replacing an earlier one, else after the
     title and the paragraph that follows it."""
@@ -128,6 +132,8 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
         else f"{v.verdict} ({v.holding} of {v.counted} counted paper claims hold)"
     )
     lines = [
+        f'<a id="{CLAIMS_ANCHOR}"></a>',
+        "",
         f"## Verdict: {head}",
         "",
         "Claims typed and scored by `xcclab.claims` under the tolerance policy and verdict rule of "
