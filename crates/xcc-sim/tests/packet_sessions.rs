@@ -5,6 +5,11 @@
 //!
 //! Sources send `1 - budget` of their assigned rate as data (99 % by default; the rest is the
 //! control budget), so a measured rate is the delivered data rate divided by that share.
+//!
+//! SLBN and BFYZ are measured over 1-3 s, COBB over 3-6 s. ERICA is not held to 0.5 %: with
+//! U = 1 any load in `[1, 1 + delta]` is its fixed point and its start-up overshoot leaves a
+//! queue that never drains; measured over 3-6 s it is 0.5 % above on a single link and
+//! -5.6 % to +2.1 % on the others (docs/architecture.md).
 
 mod support;
 
@@ -116,10 +121,20 @@ fn converges(protocol: &str, capacities_mbps: &[f64], sessions: &[Session], wind
 /// Default control budget of SLBN, ERICA and BFYZ (1 %).
 const DATA_SHARE: f64 = 0.99;
 
+/// The measurement window, seconds: COBB's periods of 70 ms take it longer to settle (over
+/// 1-3 s its two-level case is still 0.85 % off; over 3-6 s all are within 0.04 %).
+fn window(protocol: &str) -> (f64, f64) {
+    if protocol == "cobb" {
+        (3.0, 6.0)
+    } else {
+        (1.0, 3.0)
+    }
+}
+
 /// One 100 Mb/s link, three greedy sessions (the third a little later): 33.3 Mb/s each.
 fn single_link(protocol: &str) {
     let s = [greedy(0, 1, 0), greedy(0, 1, 0), greedy(0, 1, 200)];
-    converges(protocol, &[100.0], &s, (1.0, 3.0));
+    converges(protocol, &[100.0], &s, window(protocol));
 }
 
 /// Parking lot: links of 100, 50 and 80 Mb/s; a long session over all three, one more on
@@ -127,20 +142,20 @@ fn single_link(protocol: &str) {
 /// sessions at 16.67; then 83.33 on the first link and 63.33 on the third.
 fn parking_lot(protocol: &str) {
     let s = [greedy(0, 3, 0), greedy(0, 1, 0), greedy(1, 2, 0), greedy(1, 2, 100), greedy(2, 3, 0)];
-    converges(protocol, &[100.0, 50.0, 80.0], &s, (1.0, 3.0));
+    converges(protocol, &[100.0, 50.0, 80.0], &s, window(protocol));
 }
 
 /// Two levels: 30 Mb/s shared by three sessions (10 each) which go on over 100 Mb/s, where two
 /// more sessions share what they leave: 35 each.
 fn two_level(protocol: &str) {
     let s = [greedy(0, 2, 0), greedy(0, 2, 0), greedy(0, 2, 0), greedy(1, 2, 0), greedy(1, 2, 50)];
-    converges(protocol, &[30.0, 100.0], &s, (1.0, 3.0));
+    converges(protocol, &[30.0, 100.0], &s, window(protocol));
 }
 
 /// A session asking for 20 Mb/s on a 100 Mb/s link with two greedy ones: 20, 40, 40.
 fn demand_limited(protocol: &str) {
     let s = [Session { demand_mbps: Some(20.0), ..greedy(0, 1, 0) }, greedy(0, 1, 0), greedy(0, 1, 0)];
-    converges(protocol, &[100.0], &s, (1.0, 3.0));
+    converges(protocol, &[100.0], &s, window(protocol));
 }
 
 #[test]
@@ -158,6 +173,23 @@ fn slbn_two_level_bottleneck() {
 #[test]
 fn slbn_demand_limited() {
     demand_limited("slbn");
+}
+
+#[test]
+fn cobb_single_link() {
+    single_link("cobb");
+}
+#[test]
+fn cobb_parking_lot() {
+    parking_lot("cobb");
+}
+#[test]
+fn cobb_two_level_bottleneck() {
+    two_level("cobb");
+}
+#[test]
+fn cobb_demand_limited() {
+    demand_limited("cobb");
 }
 
 #[test]
