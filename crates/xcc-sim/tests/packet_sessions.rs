@@ -7,9 +7,9 @@
 //! control budget), so a measured rate is the delivered data rate divided by that share.
 //!
 //! SLBN and BFYZ are measured over 1-3 s, COBB over 3-6 s. ERICA is not held to 0.5 %: with
-//! U = 1 any load in `[1, 1 + delta]` is its fixed point and its start-up overshoot leaves a
-//! queue that never drains; measured over 3-6 s it is 0.5 % above on a single link and
-//! -5.6 % to +2.1 % on the others (docs/architecture.md).
+//! U = 1 any load in `[1, 1 + delta]` is its fixed point, and on packets its sources settle
+//! some 6 % above a single link's capacity, whose queue then grows without bound; over 3-6 s
+//! its sessions are -5.6 % to +2.1 % off on the other networks (docs/architecture.md).
 
 mod support;
 
