@@ -100,7 +100,11 @@ def algorithms_by_name() -> str:
 
 #: What `flows.kind` holds (not a registry: the traffic kinds of the scenario format; the
 #: scenario-reference test checks the list against what runs write).
-FLOW_KINDS = ("bulk", "cbr", "arrival", "request", "response")
+FLOW_KINDS = ("bulk", "cbr", "arrival", "request", "response", "session")
+
+#: The `protocol` kinds of session flows (`Protocol::NAMES` in crates/xcc-build/src/session.rs;
+#: the scenario-reference test checks the list against the parser).
+SESSION_PROTOCOLS = ("slbn", "bfyz", "erica", "cobb")
 
 
 def enumerations() -> str:
@@ -115,7 +119,8 @@ def enumerations() -> str:
             "| column | values |",
             "|---|---|",
             f"| `flows.kind` | {codes(FLOW_KINDS)} |",
-            f"| `flows.cc` | {codes(names['host'])} (the `cc` kinds), `none` (cbr) |",
+            f"| `flows.cc` | {codes(names['host'])} (the `cc` kinds), `none` (cbr), "
+            f"{codes(SESSION_PROTOCOLS)} (session flows' protocols) |",
             f"| `links.algorithm` | {codes(names['link'])} (the `queue` kinds) |",
         ]
     )

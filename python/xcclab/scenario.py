@@ -210,8 +210,11 @@ class Scenario:
         route: list[str] | None = None,
         transport: dict[str, Any] | None = None,
         count: int | None = None,
+        protocol: str | dict[str, Any] | None = None,
+        demand: str | Number | None = None,
     ) -> Scenario:
-        """A flow: ``kind="bulk"`` (reliable transport + ``cc``) or ``"cbr"`` (``rate``)."""
+        """A flow: ``kind="bulk"`` (reliable transport + ``cc``), ``"cbr"`` (``rate``) or
+        ``"session"`` (an explicit-rate session ``protocol``, optional ``demand``)."""
         entry = _put(
             {},
             name=name,
@@ -227,6 +230,8 @@ class Scenario:
             packet_size=None if packet_size is None else fmt_size(packet_size),
             route=None if route is None else list(route),
             transport=_transport(transport),
+            protocol=copy.deepcopy(protocol),
+            demand=None if demand is None else fmt_rate(demand),
         )
         return self._append("flow", entry)
 

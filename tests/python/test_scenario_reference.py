@@ -158,9 +158,19 @@ def test_output_schema_enumerations_are_what_runs_write():
             {"name": "c", "kind": "cbr", "src": "src1", "dst": "dst1", "rate": "1Mbps"}
         )
         ccs |= set(xcclab.run(sc, series=False).flows["cc"])
+    kinds = {"bulk", "cbr", "arrival", "request", "response"}
+    for protocol in session_protocols():
+        sc = copy.deepcopy(BASE)
+        sc["duration"] = "100ms"
+        sc["flow"].append(
+            {"name": "s", "kind": "session", "src": "src1", "dst": "dst1", "protocol": protocol}
+        )
+        flows = xcclab.run(sc, series=False).flows
+        ccs |= set(flows["cc"])
+        kinds |= set(flows["kind"])
     assert algorithms == enumeration("links.algorithm")
     assert ccs == enumeration("flows.cc")
-    assert enumeration("flows.kind") == {"bulk", "cbr", "arrival", "request", "response"}
+    assert enumeration("flows.kind") == kinds
 
 
 def test_output_schema_rows_match_the_schema():
@@ -176,3 +186,40 @@ def test_output_schema_rows_match_the_schema():
             nullable = "yes" if c.nullable else ""
             row = f"| `{c.name}` | {types[c.dtype]} | {c.unit} | {nullable} | {c.doc} |"
             assert row in section, f"docs/output-schema.md, {table}: expected the row\n{row}"
+
+
+def session_protocols() -> list[str]:
+    """The session flows' `protocol` kinds the parser knows."""
+    import xcclab
+
+    sc = copy.deepcopy(BASE)
+    sc["flow"].append(
+        {"name": "s", "kind": "session", "src": "src1", "dst": "dst1", "protocol": "no-such"}
+    )
+    try:
+        xcclab.validate(sc)
+    except ValueError as exc:
+        return re.search(r"\(known: ([^)]*)\)", str(exc)).group(1).split(", ")
+    raise AssertionError("an unknown session protocol was accepted")
+
+
+def test_session_protocols_are_documented():
+    """Every `protocol` the parser knows is in the reference's flow table and its sessions
+    section, and in the generated enumeration of `flows.cc`."""
+    from xcclab.generated import SESSION_PROTOCOLS
+
+    known = session_protocols()
+    assert set(known) == set(SESSION_PROTOCOLS)
+    flow_row = re.search(r"^\| session only: `protocol` \|[^\n]*$", DOC, re.M).group(0)
+    sessions = DOC.split("\n## Sessions\n", 1)[1].split("\n## ", 1)[0]
+    for p in known:
+        assert f'`"{p}"`' in flow_row, p
+        assert f"algorithms/{p}.md" in sessions, p
+    # the section's example is accepted
+    for example in re.findall(r"```toml\n(.*?)```", sessions, flags=re.S):
+        import xcclab
+
+        entry = _toml_loads(example)["flow"][0]
+        sc = copy.deepcopy(BASE)
+        sc["flow"].append({**entry, "src": "src1", "dst": "dst1"})
+        xcclab.validate(sc)

@@ -4,6 +4,7 @@
 //! - [`construct`]: the xcc-core state machines a resolved scenario asks for.
 //! - [`topology`]: adjacency and per-flow routes.
 //! - [`schema`]: the result tables' columns, declared once for both drivers and Python.
+//! - [`session`]: a session flow's `protocol` (seed 004's explicit-rate session protocols).
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
 //! The simulator (`xcc-sim`) and the emulator (`xcc-emu`) both depend on this crate and neither
@@ -15,6 +16,7 @@ pub mod construct;
 pub mod queue;
 pub mod scenario;
 pub mod schema;
+pub mod session;
 pub mod topology;
 
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

@@ -88,6 +88,6 @@ impl Plan {
 pub fn flow_cc(kind: &FlowKind) -> Option<&Cc> {
     match kind {
         FlowKind::Bulk { cc, .. } => Some(cc),
-        FlowKind::Cbr { .. } => None,
+        FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
     }
 }

@@ -63,6 +63,13 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
                 f.name
             )));
         }
+        if let FlowKind::Session { protocol, .. } = &f.kind {
+            return Err(io::Error::other(format!(
+                "xcc emu: flow {}: session flows (protocol {}) run in the simulator only so far",
+                f.name,
+                protocol.name()
+            )));
+        }
         if let FlowKind::Bulk { cc, transport, .. } = &f.kind {
             users.push((format!("flow {}", f.name), cc, transport));
         }

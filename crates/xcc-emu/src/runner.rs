@@ -459,6 +459,8 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
         let (cc, size) = match f.kind {
             FlowKind::Bulk { cc, size_bytes, .. } => (cc.name(), size_bytes.map_or(-1, |n| n as i64)),
             FlowKind::Cbr { .. } => ("none", -1),
+            // Refused by the preflight; kept apart should that change.
+            FlowKind::Session { protocol, size_bytes, .. } => (protocol.name(), size_bytes.map_or(-1, |n| n as i64)),
         };
         let start = f.start_ns as f64 * 1e-9;
         let end =

@@ -27,6 +27,12 @@ pub enum Event {
     Transaction(u32),
     /// Record one row of time series.
     Sample,
+    /// Session flow `0` sends its next data packet (paced at its assigned rate).
+    SessionSend(u32),
+    /// Session flow `0`'s source asked to be called (its next control packet is due).
+    SessionWake(u32),
+    /// Session group `0`'s link tasks run their timer.
+    SessionTick(u32),
 }
 
 #[derive(Copy, Clone, Debug)]

@@ -6,6 +6,7 @@
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
 //! - [`output`]: columnar results.
 //! - [`session`]: session experiments of seed 004 (explicit-rate protocols, fluid data, WAN topologies).
+//! - [`session_group`]: the same protocols on the packet engine (`kind = "session"` flows).
 //!
 //! ```no_run
 //! let text = std::fs::read_to_string("scenarios/dumbbell-10.toml").unwrap();
@@ -17,6 +18,7 @@ pub mod engine;
 pub mod link;
 pub mod output;
 pub mod session;
+pub mod session_group;
 pub mod sim;
 
 // The scenario format, topology and construction live in xcc-build (shared with xcc-emu).

@@ -13,6 +13,9 @@ pub struct SimPacket {
     pub route: Route,
     /// Index in `route` of the link the packet is on (or about to enter).
     pub hop: u32,
+    /// A session protocol's control packet: its body's handle in the group plus one; 0 for
+    /// every other packet.
+    pub ctrl: u32,
 }
 
 /// What a simulator link carries: the index of a packet in the arena.

@@ -13,6 +13,9 @@ use crate::engine::{Event, EventQueue};
 use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
 use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
+use crate::session_group::{new_group, SessionGroup};
+
+mod sessions;
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes, Topology};
 use xcc_core::link::model::Offer;
@@ -43,6 +46,7 @@ enum Role {
     Arrival,
     Request(u32),
     Response(u32),
+    Session,
 }
 
 impl Role {
@@ -53,6 +57,7 @@ impl Role {
             Role::Arrival => "arrival",
             Role::Request(_) => "request",
             Role::Response(_) => "response",
+            Role::Session => "session",
         }
     }
 }
@@ -69,6 +74,20 @@ enum Endpoints {
         seq: u32,
         frac: u64,
         stopped: bool,
+    },
+    /// A session of an explicit-rate protocol: its source lives in the group; here is its data.
+    Session {
+        /// Data rate now (the assigned rate times the data share), bit/s; 0 sends nothing.
+        data_bps: u64,
+        /// When the next data packet is due (`Time::NEVER`: none); an earlier event is stale.
+        next_send: Time,
+        last_send: Option<Time>,
+        /// Sub-nanosecond remainder of the spacing, as in cbr.
+        frac: u64,
+        seq: u32,
+        /// Still sends data (until its size is sent, its stop, or the end).
+        sending: bool,
+        wake_at: Option<Time>,
     },
     /// Finished and freed; final counters kept.
     Done {
@@ -101,6 +120,19 @@ struct FlowRec {
     cbr_sent_bytes: u64,
     /// Packets of this flow (data or ACKs) dropped or lost on any link.
     drops: u64,
+    session: Option<SessionSpec>,
+}
+
+/// What a session flow is, besides its route and size.
+#[derive(Copy, Clone, Debug)]
+struct SessionSpec {
+    /// Its protocol's group and its number there.
+    group: u32,
+    local: u32,
+    /// Requested maximum rate (API.Join's r), bit/s.
+    demand: f64,
+    protocol: &'static str,
+    packet_bytes: u32,
 }
 
 struct Generator {
@@ -147,6 +179,12 @@ pub struct Simulation {
     received: (u64, u64),
     events: u64,
     packet_hops: u64,
+    /// Session protocols, one group per protocol the scenario uses.
+    groups: Vec<Box<dyn SessionGroup>>,
+    /// Per group: every link's `bytes_in` at the group's last timer tick, and that tick.
+    tick_bytes: Vec<(Time, Vec<u64>)>,
+    /// Control packets (and bytes) a link task took out of the network.
+    absorbed: (u64, u64),
 }
 
 impl Simulation {
@@ -227,18 +265,47 @@ impl Simulation {
 
         let mut queue = EventQueue::new();
         let mut flows = Vec::new();
+        // Session protocols by name, and how many sessions each has.
+        let mut protocols: Vec<(model::Protocol, u32)> = Vec::new();
         for (i, f) in scenario.flows.iter().enumerate() {
             let flow_cc = match &f.kind {
                 FlowKind::Bulk { cc, .. } => Some(cc),
-                FlowKind::Cbr { .. } => None,
+                FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
             };
             let (fwd, rev) = route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), flow_cc)?;
+            let mut session = None;
             let (role, size, cc, transport, cbr) = match f.kind {
                 FlowKind::Bulk { size_bytes, cc, transport } => {
                     (Role::Bulk, size_bytes, Some(cc), Some(transport), None)
                 }
                 FlowKind::Cbr { rate_bps, packet_bytes } => {
                     (Role::Cbr, None, None, None, Some((rate_bps, packet_bytes)))
+                }
+                FlowKind::Session { protocol, size_bytes, demand_bps, packet_bytes } => {
+                    // SLBN names the links of a path by position in a 128-bit set.
+                    if fwd.len as usize > xcc_core::session::slbn::HopSet::MAX_HOPS {
+                        return Err(err(
+                            &f.origin,
+                            format!(
+                                "the route has {} links; session protocols handle at most {}",
+                                fwd.len,
+                                xcc_core::session::slbn::HopSet::MAX_HOPS
+                            ),
+                        ));
+                    }
+                    let g = match protocols.iter().position(|(p, _)| p.name() == protocol.name()) {
+                        Some(g) => g,
+                        None => {
+                            protocols.push((protocol, 0));
+                            protocols.len() - 1
+                        }
+                    };
+                    let local = protocols[g].1;
+                    protocols[g].1 += 1;
+                    let demand = demand_bps.map_or(f64::INFINITY, |d| d as f64);
+                    session =
+                        Some(SessionSpec { group: g as u32, local, demand, protocol: protocol.name(), packet_bytes });
+                    (Role::Session, size_bytes, None, None, None)
                 }
             };
             flows.push(FlowRec::new(
@@ -255,6 +322,7 @@ impl Simulation {
                 fwd,
                 rev,
             ));
+            flows.last_mut().expect("just pushed").session = session;
             queue.schedule(Time(f.start_ns), Event::FlowStart(i as u32));
             if let Some(stop) = f.stop_ns {
                 queue.schedule(Time(stop), Event::FlowStop(i as u32));
@@ -290,6 +358,14 @@ impl Simulation {
                 queue.schedule(t, Event::LinkTimer(i as u32));
             }
         }
+        let groups: Vec<Box<dyn SessionGroup>> =
+            protocols.iter().map(|(p, n)| new_group(p, *n as usize, links.len())).collect();
+        for (g, group) in groups.iter().enumerate() {
+            if let Some(d) = group.tick_interval() {
+                queue.schedule(Time::ZERO + d, Event::SessionTick(g as u32));
+            }
+        }
+        let tick_bytes = groups.iter().map(|_| (Time::ZERO, vec![0; links.len()])).collect();
         let interval = Dur(scenario.metrics.interval_ns);
         let metrics = metrics && interval > Dur::ZERO;
         if metrics {
@@ -336,6 +412,9 @@ impl Simulation {
             received: (0, 0),
             events: 0,
             packet_hops: 0,
+            groups,
+            tick_bytes,
+            absorbed: (0, 0),
         })
     }
 
@@ -379,6 +458,9 @@ impl Simulation {
                 Event::Arrival(g) => self.on_arrival(g),
                 Event::Transaction(k) => self.on_transaction(k),
                 Event::Sample => self.sample(),
+                Event::SessionSend(f) => self.session_send(f, t),
+                Event::SessionWake(f) => self.session_wake(f, t),
+                Event::SessionTick(g) => self.session_tick(g),
             }
             if self.events & 0x3FFFF == 0 {
                 if let Some(p) = progress.as_mut() {
@@ -421,7 +503,7 @@ impl Simulation {
     fn inject(&mut self, pkt: Packet, route: Route) {
         self.sent.0 += 1;
         self.sent.1 += pkt.wire_bytes as u64;
-        let idx = self.alloc(SimPacket { pkt, route, hop: 0 });
+        let idx = self.alloc(SimPacket { pkt, route, hop: 0, ctrl: 0 });
         self.offer(self.routes.hop(route, 0), idx);
     }
 
@@ -430,9 +512,13 @@ impl Simulation {
         let link = &mut self.links[l as usize];
         match link.offer(self.now, Slot(idx), &mut self.arena[..]) {
             Offer::Dropped(_) => {
-                let f = self.arena[idx as usize].pkt.flow.0;
+                let sp = &self.arena[idx as usize];
+                let (f, ctrl) = (sp.pkt.flow.0, sp.ctrl);
                 self.flows[f as usize].drops += 1;
                 self.free.push(idx);
+                if ctrl != 0 {
+                    self.discard_control(f, ctrl - 1);
+                }
             }
             Offer::Queued { first } => {
                 if first {
@@ -453,6 +539,10 @@ impl Simulation {
         self.packet_hops += 1;
         let sp = &mut self.arena[idx as usize];
         sp.hop += 1;
+        if sp.ctrl != 0 {
+            self.session_hop(idx);
+            return;
+        }
         if sp.hop < sp.route.len {
             let next = self.routes.hop(sp.route, sp.hop);
             self.offer(next, idx);
@@ -486,6 +576,11 @@ impl Simulation {
                 if rec.first_byte_at.is_none() {
                     rec.first_byte_at = Some(self.now);
                 }
+            }
+            // A session's data (its control packets never get here: `session_hop`).
+            Endpoints::Session { .. } => {
+                let bytes = pkt.seg.payload_bytes as u64;
+                self.on_delivered(f, bytes);
             }
             // Late packets of a finished flow (or of one whose state is gone) are absorbed.
             Endpoints::Done { .. } | Endpoints::NotStarted => {}
@@ -630,6 +725,7 @@ impl Simulation {
                 rec.ep = Endpoints::Cbr { seq: 0, frac: 0, stopped: false };
                 self.queue.schedule(now, Event::CbrSend(f));
             }
+            _ if rec.session.is_some() => self.start_session(f),
             _ => unreachable!("flow without traffic"),
         }
     }
@@ -638,6 +734,7 @@ impl Simulation {
         match &mut self.flows[f as usize].ep {
             Endpoints::Bulk { sender, .. } => sender.stop(),
             Endpoints::Cbr { stopped, .. } => *stopped = true,
+            Endpoints::Session { .. } => self.end_session_data(f),
             _ => {}
         }
     }
@@ -759,7 +856,7 @@ impl Simulation {
                         s.bytes_in_flight as i64,
                     )
                 }
-                Endpoints::Cbr { .. } => (-1, -1, f64::NAN, -1),
+                Endpoints::Cbr { .. } | Endpoints::Session { .. } => (-1, -1, f64::NAN, -1),
                 _ => continue,
             };
             let rate = (rec.delivered - rec.delivered_at_sample) as f64 * 8.0 / dt;
@@ -837,6 +934,8 @@ impl Simulation {
         }
         let hops_in: u64 = self.links.iter().map(|l| l.stats.packets_in).sum();
         let _ = hops_in;
+        // Link tasks may take a control packet out of the network (none of seed 004's do).
+        let (dropped, dropped_bytes) = (dropped + self.absorbed.0, dropped_bytes + self.absorbed.1);
         if self.sent.0 != self.received.0 + dropped + in_pipe
             || self.sent.1 != self.received.1 + dropped_bytes + in_pipe_bytes
         {
@@ -852,6 +951,7 @@ impl Simulation {
                 in_pipe_bytes
             ));
         }
+        self.check_sessions()?;
         for rec in &self.flows {
             if let Some(size) = rec.size {
                 if rec.delivered > size {
@@ -890,11 +990,18 @@ impl Simulation {
                 .str("kind", rec.role.label())
                 .str("src", name(rec.src))
                 .str("dst", name(rec.dst))
-                .str("cc", rec.cc.map_or("none", |c| c.name()))
+                .str("cc", self.flow_cc_name(rec))
                 .f64("start_s", rec.start.as_secs_f64())
                 .f64("stop_s", rec.stop.map_or(f64::NAN, |t| t.as_secs_f64()))
                 .i64("size_bytes", rec.size.map_or(-1, |s| s as i64))
-                .i64("bytes_sent", if rec.cbr.is_some() { rec.cbr_sent_bytes as i64 } else { snd.bytes_sent as i64 })
+                .i64(
+                    "bytes_sent",
+                    if rec.cbr.is_some() || rec.session.is_some() {
+                        rec.cbr_sent_bytes as i64
+                    } else {
+                        snd.bytes_sent as i64
+                    },
+                )
                 .i64("bytes_delivered", rec.delivered as i64)
                 .f64("goodput_bps", if active > 0.0 { rec.delivered as f64 * 8.0 / active } else { f64::NAN })
                 .f64("fct_s", rec.completed_at.map_or(f64::NAN, |t| (t - rec.start).as_secs_f64()))
@@ -965,6 +1072,15 @@ impl Simulation {
         }
     }
 
+    /// The `cc` column of a flow: its congestion control, its session protocol, or none.
+    fn flow_cc_name(&self, rec: &FlowRec) -> &'static str {
+        match (rec.session, rec.cc) {
+            (Some(s), _) => s.protocol,
+            (None, Some(c)) => c.name(),
+            (None, None) => "none",
+        }
+    }
+
     /// The packets of the capturing links, encoded (`capture::encode`); `None` if none captured.
     fn take_capture(&mut self) -> Option<Vec<CapturedPacket>> {
         let mut out: Option<Vec<CapturedPacket>> = None;
@@ -1019,6 +1135,7 @@ impl FlowRec {
             first_byte_at: None,
             cbr_sent_bytes: 0,
             drops: 0,
+            session: None,
         }
     }
 }

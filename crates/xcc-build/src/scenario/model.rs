@@ -9,6 +9,7 @@ pub use crate::queue::{
     MarkMaxLetter, MarkMaxParams, MaxNetRouterParams, PiqiRcpRouterParams, Queue, RcpRouterParams, RedParams,
     XcpRouterParams,
 };
+pub use crate::session::Protocol;
 
 /// A fully resolved scenario.
 #[derive(Clone, Debug, Serialize)]
@@ -77,8 +78,24 @@ pub struct Transport {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FlowKind {
-    Bulk { size_bytes: Option<u64>, cc: Cc, transport: Transport },
-    Cbr { rate_bps: u64, packet_bytes: u32 },
+    Bulk {
+        size_bytes: Option<u64>,
+        cc: Cc,
+        transport: Transport,
+    },
+    Cbr {
+        rate_bps: u64,
+        packet_bytes: u32,
+    },
+    /// A session of an explicit-rate session protocol (seed 004): data packets of
+    /// `packet_bytes` paced at the rate the protocol assigns, capped by `demand_bps`
+    /// (`None`: greedy); `size_bytes` of data, or until the flow's stop.
+    Session {
+        protocol: Protocol,
+        size_bytes: Option<u64>,
+        demand_bps: Option<u64>,
+        packet_bytes: u32,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]

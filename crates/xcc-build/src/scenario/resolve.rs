@@ -203,6 +203,7 @@ impl<'a> Resolver<'a> {
         for (path, f) in self.expand::<FlowSpec>("flow", top.flow)? {
             flows.push(self.flow(&path, f, duration_ns)?);
         }
+        self.same_session_params(&flows)?;
         let mut arrivals = Vec::new();
         for (path, a) in self.expand::<ArrivalsSpec>("arrivals", top.arrivals)? {
             arrivals.push(self.arrivals(&path, a, duration_ns)?);
@@ -496,31 +497,28 @@ impl<'a> Resolver<'a> {
             "bulk" => {
                 for (field, v) in [("rate", &f.rate), ("packet_size", &f.packet_size)] {
                     if v.is_some() {
-                        return Err(self.err(&format!("{path}.{field}"), "only cbr flows take this field"));
+                        return Err(self.err(&format!("{path}.{field}"), "only cbr and session flows take this field"));
                     }
                 }
-                let size_bytes = match &f.size {
-                    None => None,
-                    Some(s) => match parse_bytes(s).map_err(|m| self.err(&format!("{path}.size"), m))? {
-                        0 => {
-                            return Err(self.err(
-                                &format!("{path}.size"),
-                                "expected a positive size (omit it for an unlimited flow)",
-                            ))
-                        }
-                        b => Some(b),
-                    },
-                };
+                for (field, present) in [("protocol", f.protocol.is_some()), ("demand", f.demand.is_some())] {
+                    if present {
+                        return Err(self.err(&format!("{path}.{field}"), "only session flows take this field"));
+                    }
+                }
                 FlowKind::Bulk {
-                    size_bytes,
+                    size_bytes: self.flow_size(path, &f.size)?,
                     cc: self.cc(&format!("{path}.cc"), f.cc)?,
                     transport: self.transport(&format!("{path}.transport"), f.transport)?,
                 }
             }
             "cbr" => {
-                for (field, present) in
-                    [("size", f.size.is_some()), ("cc", f.cc.is_some()), ("transport", f.transport.is_some())]
-                {
+                for (field, present) in [
+                    ("size", f.size.is_some()),
+                    ("cc", f.cc.is_some()),
+                    ("transport", f.transport.is_some()),
+                    ("protocol", f.protocol.is_some()),
+                    ("demand", f.demand.is_some()),
+                ] {
                     if present {
                         return Err(self.err(&format!("{path}.{field}"), "cbr flows take rate and packet_size only"));
                     }
@@ -533,20 +531,92 @@ impl<'a> Resolver<'a> {
                 if rate_bps == 0 {
                     return Err(self.err(&format!("{path}.rate"), "expected a positive rate"));
                 }
-                let packet_bytes = match &f.packet_size {
-                    None => 1500,
-                    Some(s) => match parse_bytes(s).map_err(|m| self.err(&format!("{path}.packet_size"), m))? {
-                        b @ 1..=65_000 => b as u32,
-                        _ => return Err(self.err(&format!("{path}.packet_size"), "expected 1 B to 65000 B")),
-                    },
-                };
+                let packet_bytes = self.packet_size(path, &f.packet_size, 1500)?;
                 FlowKind::Cbr { rate_bps, packet_bytes }
             }
+            "session" => {
+                for (field, present) in
+                    [("cc", f.cc.is_some()), ("transport", f.transport.is_some()), ("rate", f.rate.is_some())]
+                {
+                    if present {
+                        return Err(self.err(
+                            &format!("{path}.{field}"),
+                            "session flows take protocol, demand, size and packet_size (the protocol sets the rate)",
+                        ));
+                    }
+                }
+                let demand_bps = match &f.demand {
+                    None => None,
+                    Some(d) => match parse_rate_bps(d).map_err(|m| self.err(&format!("{path}.demand"), m))? {
+                        0 => {
+                            return Err(self.err(
+                                &format!("{path}.demand"),
+                                "expected a positive rate (omit it for a greedy session)",
+                            ))
+                        }
+                        b => Some(b),
+                    },
+                };
+                FlowKind::Session {
+                    protocol: Protocol::resolve(self, &format!("{path}.protocol"), f.protocol)?,
+                    size_bytes: self.flow_size(path, &f.size)?,
+                    demand_bps,
+                    // Seed 004, Exp. 1b: packets of 2000 bytes.
+                    packet_bytes: self.packet_size(path, &f.packet_size, 2000)?,
+                }
+            }
             other => {
-                return Err(self.err(&format!("{path}.kind"), format!("unknown flow kind '{other}' (known: bulk, cbr)")))
+                return Err(self
+                    .err(&format!("{path}.kind"), format!("unknown flow kind '{other}' (known: bulk, cbr, session)")))
             }
         };
         Ok(Flow { origin: path.to_string(), name: f.name, src, dst, start_ns, stop_ns, route, kind })
+    }
+
+    /// A flow's `size`: positive, or `None` when omitted (an unlimited flow).
+    fn flow_size(&self, path: &str, size: &Option<String>) -> Result<Option<u64>, ScenarioError> {
+        match size {
+            None => Ok(None),
+            Some(s) => match parse_bytes(s).map_err(|m| self.err(&format!("{path}.size"), m))? {
+                0 => Err(self.err(&format!("{path}.size"), "expected a positive size (omit it for an unlimited flow)")),
+                b => Ok(Some(b)),
+            },
+        }
+    }
+
+    /// A flow's `packet_size`, 1 B to 65000 B, or `default`.
+    fn packet_size(&self, path: &str, v: &Option<String>, default: u32) -> Result<u32, ScenarioError> {
+        match v {
+            None => Ok(default),
+            Some(s) => match parse_bytes(s).map_err(|m| self.err(&format!("{path}.packet_size"), m))? {
+                b @ 1..=65_000 => Ok(b as u32),
+                _ => Err(self.err(&format!("{path}.packet_size"), "expected 1 B to 65000 B")),
+            },
+        }
+    }
+
+    /// Sessions of one protocol share its link tasks, so they must share its parameters.
+    fn same_session_params(&self, flows: &[Flow]) -> Result<(), ScenarioError> {
+        let mut first: Vec<(&Protocol, &str)> = Vec::new();
+        for f in flows {
+            let FlowKind::Session { protocol, .. } = &f.kind else { continue };
+            match first.iter().find(|(p, _)| p.name() == protocol.name()) {
+                None => first.push((protocol, &f.origin)),
+                Some((p, origin)) if *p != protocol => {
+                    return Err(self.err(
+                        &format!("{}.protocol", f.origin),
+                        format!(
+                            "{} sessions share the links' {} state, so they must all have the same parameters; \
+                             these differ from {origin}'s",
+                            protocol.name(),
+                            protocol.name()
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
     }
 
     fn size_dist(&self, path: &str, s: SizeDistSpec) -> Result<SizeDist, ScenarioError> {

@@ -96,6 +96,9 @@ pub struct FlowSpec {
     pub packet_size: Option<String>,
     pub route: Option<Vec<String>>,
     pub transport: Option<TransportSpec>,
+    /// Session flows: the protocol (a name or a table with `kind`) and the requested maximum rate.
+    pub protocol: Option<Value>,
+    pub demand: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]

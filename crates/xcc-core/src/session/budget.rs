@@ -3,10 +3,10 @@
 //! control packet once the previous one has been "paid for" at `fraction * rate`.
 
 use crate::time::{Dur, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Control packets may use at most `fraction` of the session's rate.
-#[derive(Copy, Clone, Debug, PartialEq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ControlBudget {
     /// Share of the assigned rate for control packets (0.01 in the paper's experiments);

@@ -22,11 +22,11 @@ use super::budget::ControlBudget;
 use super::rm_cell::{RmCell, RmKind};
 use super::SourceTask;
 use crate::time::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The parameters of an ABR protocol over [`RmSource`] (ERICA, BFYZ): the switch algorithm's
 /// configuration `L` and the sources' RM-cell budget.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AbrParams<L> {
     pub link: L,

@@ -49,10 +49,10 @@ use crate::session::rm_cell::{RmCell, RmKind};
 use crate::session::session_table::SessionTable;
 use crate::session::{Direction, Forward, Hop, LinkTask};
 use crate::time::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// BFYZ's link parameters.
-#[derive(Copy, Clone, Debug, PartialEq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BfyzConfig {
     /// Never advertise less than C / N (see the module comment).
@@ -62,7 +62,7 @@ pub struct BfyzConfig {
 }
 
 /// The backward pass of an RM cell at a link (module docs).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BfyzReturnPass {
     /// Nothing: links act on forward cells only.

@@ -13,10 +13,10 @@ pub use source::CobbSource;
 
 use super::{SessionId, SessionProtocol};
 use crate::time::Dur;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// COBB's parameters.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CobbParams {
     /// The period T in milliseconds (seed 004: 70 ms "to accommodate to WAN RTTs").

@@ -49,10 +49,10 @@ use crate::session::rm_cell::{RmCell, RmKind};
 use crate::session::session_table::SessionTable;
 use crate::session::{Direction, Forward, Hop, LinkLoad, LinkTask};
 use crate::time::{Dur, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// ERICA's switch parameters.
-#[derive(Copy, Clone, Debug, PartialEq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EricaConfig {
     /// Target utilisation U (`Fraction`): the share of the link ERICA hands out (0.9 typical).

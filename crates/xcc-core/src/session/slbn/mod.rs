@@ -13,10 +13,10 @@ pub use source::SlbnSource;
 
 use super::budget::ControlBudget;
 use super::{SessionId, SessionProtocol};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// SLBN has no gains; these are the choices around it.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SlbnParams {
     /// Control packets' share of the session's rate (paper: about 1 %); the packet size is
