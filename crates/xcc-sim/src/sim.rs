@@ -736,8 +736,10 @@ impl Simulation {
             (Role::Request(k), "request", t.client, t.server, t.request_bytes, grp.req)
         };
         let name = format!("{}#{}/{}", t.name, k, part);
+        // The response rides on the connection the request opened: no SYN of its own.
+        let transport = model::Transport { handshake: t.transport.handshake && !response, ..t.transport };
         let rec =
-            FlowRec::new(name, role, src, dst, now, None, Some(bytes), Some(t.cc), Some(t.transport), None, fwd, rev);
+            FlowRec::new(name, role, src, dst, now, None, Some(bytes), Some(t.cc), Some(transport), None, fwd, rev);
         self.flows.push(rec);
         self.start_flow((self.flows.len() - 1) as u32);
     }

@@ -72,6 +72,19 @@ pub struct Transport {
     pub min_rto_ns: u64,
     pub initial_rto_ns: u64,
     pub pace: bool,
+    /// Linux's quick ACKs at connection start (`delayed_ack = "linux"`); 0 otherwise. Left out
+    /// of the resolved scenario when 0, so files written before the option read the same.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub quick_acks: u32,
+    /// The connection opens with a SYN / SYN-ACK exchange (`connection = "handshake"`, the
+    /// default). `false` (`"open"`, ns-2's agents) is left out of the resolved scenario, which is
+    /// what every run before the option did.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub handshake: bool,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -73,6 +73,8 @@ pub struct TransportSpec {
     pub min_rto: Option<String>,
     pub initial_rto: Option<String>,
     pub pace: Option<bool>,
+    /// "handshake" (default) or "open".
+    pub connection: Option<String>,
 }
 
 /// A `cc` table's `kind`, to report a table whose kind is missing or not a name.

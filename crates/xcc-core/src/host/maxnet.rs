@@ -14,7 +14,8 @@
 //! As in the paper's Linux implementation, losses do not change the window (the transport still
 //! retransmits).
 //!
-//! MaxStart: the first data packet asks the path for its smallest spare capacity `S`; the flow
+//! MaxStart: the first data packet (the SYN, when the connection opens with one) asks the path
+//! for its smallest spare capacity `S`; the flow
 //! starts at rate `r = S`, then on the first ACK at least `tau/16` after the previous update
 //! `r += Delta dt / (2 tau)`, `Delta = D(q) - S`, until `r` exceeds the price rate `D(q)`; then
 //! `xi` starts at `xi*(q)` (protocols.md 1.7 P4) and eq. (10) takes over. Until the first echo
@@ -247,6 +248,15 @@ impl Controller for MaxNet {
         // price from 0), the others for the price.
         let price = if self.stamped == 0 && self.cfg.maxstart { maxstart_field(0.0) } else { price_field(0.0) };
         self.stamped += 1;
+        *hdr = CongestionHeader::MaxNet(MaxNetHeader { echo: 0, price });
+    }
+
+    /// The SYN asks what the first data packet would (seed 000: MaxStart "fills the pipe one
+    /// RTT after the SYN"), every SYN again since a lost one brings nothing back; the data
+    /// that follows asks for the price.
+    fn stamp_syn(&mut self, _now: Time, hdr: &mut CongestionHeader) {
+        let price = if self.cfg.maxstart { maxstart_field(0.0) } else { price_field(0.0) };
+        self.stamped = self.stamped.max(1);
         *hdr = CongestionHeader::MaxNet(MaxNetHeader { echo: 0, price });
     }
 }
