@@ -87,6 +87,14 @@ def _buffer(value: str | int | None) -> str | None:
     return f"{value}pkt"
 
 
+def already_open(transport: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``transport`` (a flow's transport table) with ``connection = "open"``: the connection is
+    open when the flow starts, with no SYN / SYN-ACK (ns-2's one-way agents; the default is a
+    handshake). The reproductions of papers that used ns-2 or their own simulators say so
+    explicitly, which keeps their results what they were before handshakes existed."""
+    return {**(transport or {}), "connection": "open"}
+
+
 def _put(entry: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """Add the fields that are not None, in order."""
     for key, value in fields.items():

@@ -167,6 +167,7 @@ def test_dumbbell_files(path, n, duration, interval):
         "ecn": False,
         "sack": False,
         "delayed_ack": False,
+        "connection": "open",
     }
     btl = next(link for link in d["link"] if link["between"] == ["r1", "r2"])
     assert (btl["rate"], btl["delay"], btl["buffer"]) == ("1Gbps", "10ms", "1667pkt")

@@ -259,6 +259,11 @@ def _report(
             "",
             "## Rise of new flows (to 90 % of their max-min rate)",
             "",
+            "Each flow opens its connection with a SYN, and the rise counts from it: one RTT "
+            "of handshake, whose SYN-ACK brings back MaxStart's spare capacity so that data "
+            'leaves at that rate at once (seed 000: MaxStart fills the pipe "one round trip '
+            "time (RTT) after the SYN packet\"), then MaxStart's ramp to the price rate.",
+            "",
             markdown_table(["flow", "rise (s)", "RTT (s)", "RTTs"], rise_rows),
             "",
             "## Queues",
@@ -293,8 +298,8 @@ def claims(metrics: dict) -> list[Claim]:
                 measure="10 ms samples of the flow's rate",
                 ours=r["rise_s"] / r["rtt_s"],
                 unit="RTTs",
-                definition="time from the flow's start until its rate first reaches 90 % of its "
-                "max-min rate, in RTTs of the flow",
+                definition="time from the flow's start (its SYN) until its rate first reaches "
+                "90 % of its max-min rate, in RTTs of the flow",
                 op="<=",
                 limit=2.0,
                 note=f"rise {1e3 * r['rise_s']:.0f} ms against an RTT of {1e3 * r['rtt_s']:.0f} "
