@@ -335,17 +335,23 @@ def handshake_section(measured: dict, without: dict) -> str:
         m1 = measured[stack]
         d = 1e3 * (m1["median_response_s"] - m0["median_response_s"])
         parts.append(
-            f"{stack}: the median grows by {fmt(d, 1)} ms (one RTT of SYN / SYN-ACK is 20 ms "
-            f"plus two header-sized packets' queueing), "
-            f"{m1['requests_timed_out']} of {m1['transactions']} requests lost their SYN or "
-            f"request and waited for a retransmission timeout (1 s for a SYN), and "
-            f"{m1['slower_than_1s']} responses took more than a second"
+            f"{stack}: the median grows by {fmt(d, 1)} ms, with "
+            f"{m1['requests_timed_out']} of {m1['transactions']} requests timing out once "
+            f"(without the handshake: {m0['requests_timed_out']}) and "
+            f"{m1['slower_than_1s']} responses slower than a second "
+            f"(without: {m0['slower_than_1s']})"
         )
     return (
         'The same runs with `connection = "open"` (the transport before handshakes existed: '
         "no SYN, the response time starts with the request's first byte), runs under "
-        "`runs/<stack>-open`:\n\n" + table + "\n\n" + "; ".join(parts) + ". A SYN is "
-        "Not-ECT, so even the ECN stack's RED drops it where it would mark data."
+        "`runs/<stack>-open`:\n\n" + table + "\n\n" + "; ".join(parts) + ". The handshake "
+        "costs one RTT (20 ms) plus the SYN-ACK's wait at the bottleneck: the SYN crosses the "
+        "idle direction, but the SYN-ACK travels with the responses and the elephant's data, "
+        "behind the queue RED keeps (MaxNet keeps none, so its SYN-ACK does not wait). A "
+        "request times out when its SYN-ACK or the ACK of the request is dropped at the "
+        "bottleneck: a lost SYN-ACK costs the initial RTO of 1 s, a lost request ACK only a "
+        "spurious retransmission (the server already has the request). A SYN-ACK is Not-ECT, "
+        "so even the ECN stack's RED drops it where it would mark data."
     )
 
 
