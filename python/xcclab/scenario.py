@@ -282,9 +282,10 @@ class Scenario:
         stop: str | Number | None = None,
         cc: str | dict[str, Any] | None = None,
         transport: dict[str, Any] | None = None,
+        persistent: bool | None = None,
     ) -> Scenario:
         """``count`` request/response exchanges whose start times spread uniformly over
-        ``[start, stop)``."""
+        ``[start, stop)``; each opens its own connection unless ``persistent``."""
         entry = _put(
             {},
             name=name,
@@ -297,6 +298,7 @@ class Scenario:
             response=fmt_size(response),
             cc=copy.deepcopy(cc),
             transport=_transport(transport),
+            persistent=persistent,
         )
         return self._append("transactions", entry)
 

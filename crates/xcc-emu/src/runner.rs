@@ -240,7 +240,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let (cns, dst) = (hosts[c].path(), addr(hosts[sv].addr, port));
                 let (rq, rs) = (t.request_bytes, t.response_bytes);
                 let at = t0 + Duration::from_nanos(at);
-                let handshake = t.transport.handshake;
+                let handshake = t.opens_connection(k as u32);
                 tcp_txn_threads.push((
                     idx,
                     thread::spawn(move || -> io::Result<(Option<f64>, Option<f64>)> {
@@ -272,7 +272,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                     two_way_delay: Dur(rtt),
                     then,
                 };
-                udp_setups.push(mk(id, c, sv, t.request_bytes, Time(at), Some(base + 1)));
+                let mut req = mk(id, c, sv, t.request_bytes, Time(at), Some(base + 1));
+                req.transport.handshake = t.opens_connection(k as u32);
+                udp_setups.push(req);
                 // The response travels on the connection the request opened: no SYN of its own.
                 let mut resp = mk(id + 1, sv, c, t.response_bytes, Time::NEVER, None);
                 resp.transport.handshake = false;

@@ -148,6 +148,18 @@ pub struct Transactions {
     pub response_bytes: u64,
     pub cc: Cc,
     pub transport: Transport,
+    /// The group's first exchange opens the connection and the others reuse it (HTTP/1.1
+    /// keep-alive); false (the default, HTTP/1.0): each exchange opens its own. Left out of the
+    /// resolved scenario when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub persistent: bool,
+}
+
+impl Transactions {
+    /// Whether exchange `k` of the group (0-based, in start order) opens a connection.
+    pub fn opens_connection(&self, k: u32) -> bool {
+        self.transport.handshake && (k == 0 || !self.persistent)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]

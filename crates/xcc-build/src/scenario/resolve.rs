@@ -645,6 +645,7 @@ impl<'a> Resolver<'a> {
             response_bytes: bytes("response", &t.response)?,
             cc: self.cc(&format!("{path}.cc"), t.cc)?,
             transport: self.transport(&format!("{path}.transport"), t.transport)?,
+            persistent: t.persistent.unwrap_or(false),
         })
     }
 }

@@ -136,6 +136,8 @@ pub struct TransactionsSpec {
     pub response: String,
     pub cc: Option<Value>,
     pub transport: Option<TransportSpec>,
+    /// One connection for the whole group (HTTP/1.1 keep-alive) instead of one per exchange.
+    pub persistent: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -94,6 +94,12 @@ pub struct MaxNet {
     /// MaxStart's spare capacity (bit/s), once echoed.
     spare_bps: Option<f64>,
     tau: f64,
+    /// Smallest RTT sample of an ACK of data: `tau` once there is one. A SYN's sample has no
+    /// payload to serialise, so it is shorter than any data packet's (by 1.2 ms per 1500 B at
+    /// 10 Mbit/s); as `tau` it would make `W = tau D(q)` a rate `tau / RTT` short of `D(q)`,
+    /// which the price cannot make up once it sits at its lower clip. It serves until the
+    /// first data is acknowledged (MaxStart's first window).
+    data_min_rtt: Option<Dur>,
     last_update: Time,
     window_bits: f64,
     stamped: u64,
@@ -108,6 +114,7 @@ impl MaxNet {
             q: None,
             spare_bps: None,
             tau: 0.0,
+            data_min_rtt: None,
             last_update: Time::ZERO,
             window_bits: 8.0 * cfg.mss_bytes as f64,
             stamped: 0,
@@ -161,7 +168,10 @@ impl Controller for MaxNet {
         if ack.min_rtt == Dur::ZERO {
             return;
         }
-        self.tau = ack.min_rtt.as_secs_f64();
+        if let (Some(r), true) = (ack.rtt_sample, ack.newly_acked_bytes > 0) {
+            self.data_min_rtt = Some(self.data_min_rtt.map_or(r, |m| m.min(r)));
+        }
+        self.tau = self.data_min_rtt.unwrap_or(ack.min_rtt).as_secs_f64();
         match self.phase {
             Phase::Probing => {
                 if let Some(s) = self.spare_bps {
