@@ -1033,6 +1033,43 @@ mod tests {
         assert_eq!(s.poll_timeout(), Some(ms(350)));
     }
 
+    //  Handshake, ECN, 2500-byte flow (segs 0, 1, 2):
+    //  t=0    SYN (ECE CWR, Not-ECT, 40 B) ─▶ lost        nothing else may leave
+    //  t=1000 SYN again (RTO 1 s) ─▶                      timeout 1, retransmit 1; next RTO 2 s
+    //  t=1100 ◀─ SYN-ACK ECE (echoes ts 1000)            RTT 100 ms; segs 0, 1 ECT(0)
+    //  t=1200 ◀─ ack 2                                    seg 2 (last) carries FIN
+    #[test]
+    fn handshake_retransmits_the_syn_then_sends_data_with_fin() {
+        let c = TransportConfig { ecn: true, handshake: true, ..cfg() };
+        let mut s = Sender::new(FlowId(1), c, reno(), Some(2500), Time::ZERO);
+        let p = drain(&mut s, Time::ZERO);
+        assert_eq!(p.len(), 1);
+        let syn = Flags(Flags::SYN.0 | Flags::ECE.0 | Flags::CWR.0);
+        assert_eq!((p[0].seg.flags, p[0].seg.payload_bytes, p[0].wire_bytes, p[0].ecn), (syn, 0, 40, Ecn::NotEct));
+        assert!(s.connecting());
+        assert_eq!(s.poll_timeout(), Some(ms(1000)));
+        s.on_packet(ms(500), &ack_pkt(0, Time::ZERO)); // not a SYN-ACK: ignored
+        assert!(drain(&mut s, ms(500)).is_empty());
+        s.on_timeout(ms(1000));
+        let p = drain(&mut s, ms(1000));
+        assert_eq!((p.len(), p[0].seg.flags, p[0].seg.ts_val), (1, syn, ms(1000)));
+        assert_eq!((s.stats().timeouts, s.stats().retransmits), (1, 1));
+        assert_eq!(s.poll_timeout(), Some(ms(3000)), "backed off to 2 s");
+        let mut syn_ack = ack_pkt(0, ms(1000));
+        syn_ack.seg.flags = Flags(Flags::SYN.0 | Flags::ECE.0);
+        s.on_packet(ms(1100), &syn_ack);
+        assert!(!s.connecting());
+        assert_eq!(s.stats().srtt, Dur::from_ms(100));
+        let p = drain(&mut s, ms(1100));
+        assert_eq!(seqs(&p), vec![0, 1]);
+        assert!(p.iter().all(|p| p.ecn == Ecn::Ect0 && !p.seg.flags.contains(Flags::FIN)));
+        s.on_packet(ms(1150), &syn_ack); // a duplicate SYN-ACK changes nothing
+        assert_eq!(s.snd_una(), 0);
+        s.on_packet(ms(1200), &ack_pkt(2, ms(1100)));
+        let p = drain(&mut s, ms(1200));
+        assert_eq!((seqs(&p), p[0].seg.flags), (vec![2], Flags::FIN));
+    }
+
     //  2500-byte flow: segs 0 (1000), 1 (1000), 2 (500). Early and repeated timeouts do
     //  nothing; a real expiry retransmits seg 0 Not-ECT; the last ACK completes the flow.
     #[test]
