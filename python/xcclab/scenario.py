@@ -87,6 +87,14 @@ def _buffer(value: str | int | None) -> str | None:
     return f"{value}pkt"
 
 
+def already_open(transport: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``transport`` (a flow's transport table) with ``connection = "open"``: the connection is
+    open when the flow starts, with no SYN / SYN-ACK (ns-2's one-way agents; the default is a
+    handshake). The reproductions of papers that used ns-2 or their own simulators say so
+    explicitly, which keeps their results what they were before handshakes existed."""
+    return {**(transport or {}), "connection": "open"}
+
+
 def _put(entry: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """Add the fields that are not None, in order."""
     for key, value in fields.items():
@@ -279,9 +287,10 @@ class Scenario:
         stop: str | Number | None = None,
         cc: str | dict[str, Any] | None = None,
         transport: dict[str, Any] | None = None,
+        persistent: bool | None = None,
     ) -> Scenario:
         """``count`` request/response exchanges whose start times spread uniformly over
-        ``[start, stop)``."""
+        ``[start, stop)``; each opens its own connection unless ``persistent``."""
         entry = _put(
             {},
             name=name,
@@ -294,6 +303,7 @@ class Scenario:
             response=fmt_size(response),
             cc=copy.deepcopy(cc),
             transport=_transport(transport),
+            persistent=persistent,
         )
         return self._append("transactions", entry)
 

@@ -11,6 +11,7 @@ except ModuleNotFoundError:  # Python < 3.11
 
 import pytest
 
+import xcclab
 from conftest import ROOT
 from xcclab import Scenario
 from xcclab.errors import ScenarioError
@@ -167,8 +168,35 @@ def test_dumbbell_files(path, n, duration, interval):
         "ecn": False,
         "sack": False,
         "delayed_ack": False,
+        "connection": "open",
     }
     btl = next(link for link in d["link"] if link["between"] == ["r1", "r2"])
     assert (btl["rate"], btl["delay"], btl["buffer"]) == ("1Gbps", "10ms", "1667pkt")
     access = [link for link in d["link"] if link is not btl]
     assert all(a["rate"] == "10Gbps" and a["delay"] == "0s" and a["count"] == n for a in access)
+
+
+def test_already_open_keeps_the_transport_and_opens_the_connection():
+    from xcclab.scenario import already_open
+
+    t = {"mss": "500B"}
+    assert already_open(t) == {"mss": "500B", "connection": "open"}
+    assert t == {"mss": "500B"}, "the caller's table is not changed"
+    assert already_open() == {"connection": "open"}
+
+
+def test_connection_and_linux_delayed_acks_resolve_and_bad_values_name_the_field():
+    sc = Scenario("c", duration="1s")
+    sc.add_host("a").add_host("b")
+    sc.add_link("a", "b", rate="10Mbps", delay="5ms", buffer=100)
+    sc.add_flow("f", "a", "b", transport={"delayed_ack": "linux"})
+    sc.add_flow("g", "a", "b", transport={"connection": "open"})
+    sc.add_transactions("t", "a", "b", count=2, request="62B", response="4KB", persistent=True)
+    flows = xcclab.validate(sc)["flows"]
+    f, g = (fl["kind"]["transport"] for fl in flows)
+    assert f["handshake"] is True and f["quick_acks"] == 16 and f["delayed_ack_ns"] == 40_000_000
+    assert "handshake" not in g and "quick_acks" not in g
+    data = sc.to_dict()
+    data["flow"][1]["transport"]["connection"] = "closed"
+    with pytest.raises(ValueError, match=r"flow\[1\]\.transport\.connection.*'closed'"):
+        xcclab.validate(Scenario.from_dict(data))

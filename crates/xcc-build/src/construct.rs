@@ -17,10 +17,15 @@ pub fn transport_config(t: &model::Transport) -> TransportConfig {
         header_bytes: t.header_bytes,
         ecn: t.ecn,
         sack: t.sack,
-        delayed_ack: t.delayed_ack_ns.map(|d| DelayedAck { every_segments: 2, max_delay: Dur(d) }),
+        delayed_ack: t.delayed_ack_ns.map(|d| DelayedAck {
+            every_segments: 2,
+            max_delay: Dur(d),
+            quick_acks: t.quick_acks,
+        }),
         min_rto: Dur(t.min_rto_ns),
         initial_rto: Dur(t.initial_rto_ns),
         pace_windowed: t.pace,
+        handshake: t.handshake,
         ..TransportConfig::default()
     }
 }

@@ -135,8 +135,8 @@ pub const TABLES: &[(&str, &[ColumnSpec])] = &[
             c("request_bytes", I64, "B", "request size"),
             c("response_bytes", I64, "B", "response size"),
             c("start_s", F64, "s", "time the client sends the request"),
-            n("response_time_s", F64, "s", "first request byte sent to first response byte"),
-            n("completion_time_s", F64, "s", "until the whole response arrived"),
+            n("response_time_s", F64, "s", "the exchange's start (its request's first SYN, or first byte on an open connection) to the first response byte"),
+            n("completion_time_s", F64, "s", "the exchange's start to the last response byte"),
         ],
     ),
 ];

@@ -316,9 +316,14 @@ impl Pair<AnyController> {
 impl<C: Controller, L: LinkAlgorithm> Pair<C, L> {
     /// Like [`Pair::new`] for any controller and link algorithm types (test-only ones included).
     pub fn with_parts(cfg: PairConfig, cc: C, alg: L) -> Pair<C, L> {
+        Pair::with_echoer(cfg, cc, alg, AnyEchoer::Plain(PlainEcho::default()))
+    }
+
+    /// Like [`Pair::with_parts`] with the receiver's echoer given (MaxNet's averages the price).
+    pub fn with_echoer(cfg: PairConfig, cc: C, alg: L, echo: AnyEchoer) -> Pair<C, L> {
         let now = Time::ZERO;
         let sender = Sender::new(cfg.flow, cfg.transport, cc, cfg.size_bytes, now);
-        let receiver = Receiver::new(cfg.flow, cfg.transport, AnyEchoer::Plain(PlainEcho::default()));
+        let receiver = Receiver::new(cfg.flow, cfg.transport, echo);
         let mut pair = Pair {
             now,
             sender,

@@ -233,7 +233,7 @@ fn ecn_halves_once_per_window_without_retransmitting() {
 #[test]
 fn delayed_ack_pairs_segments_and_times_out_for_a_lone_one() {
     let t = TransportConfig {
-        delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
+        delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40), quick_acks: 0 }),
         ..transport(false)
     };
     let mut pair = Pair::with_parts(config(t, Some(3), LossModel::None), reno(None), Fifo);
@@ -361,7 +361,11 @@ fn random_losses_never_break_delivery() {
             for delayed in [false, true] {
                 let t = TransportConfig {
                     ecn: seed % 3 == 0,
-                    delayed_ack: delayed.then_some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
+                    delayed_ack: delayed.then_some(DelayedAck {
+                        every_segments: 2,
+                        max_delay: Dur::from_ms(40),
+                        quick_acks: 0,
+                    }),
                     ..transport(sack)
                 };
                 let p = [0.002, 0.02, 0.08][(seed % 3) as usize];

@@ -28,6 +28,37 @@ pub fn set_tcp_congestion(s: &impl AsRawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// A TCP connection to `dst` whose congestion control is `cc` from the SYN on (a socket
+/// connected first would open with the namespace's default and switch afterwards).
+pub fn tcp_connect_with(dst: std::net::SocketAddr, cc: &str) -> io::Result<TcpStream> {
+    use std::os::fd::FromRawFd;
+    let std::net::SocketAddr::V4(v4) = dst else {
+        return Err(io::Error::other("IPv4 only"));
+    };
+    // SAFETY: plain socket creation; the fd is owned by the TcpStream below (closed on error).
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a fresh socket nobody else owns.
+    let stream = unsafe { TcpStream::from_raw_fd(fd) };
+    set_tcp_congestion(&stream, cc)?;
+    let sa = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: v4.port().to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(*v4.ip()).to_be() },
+        sin_zero: [0; 8],
+    };
+    // SAFETY: valid fd, address and length.
+    let r = unsafe {
+        libc::connect(fd, (&sa as *const libc::sockaddr_in).cast(), std::mem::size_of::<libc::sockaddr_in>() as u32)
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(stream)
+}
+
 /// What a bulk sender saw: bytes written and the kernel's view at the end.
 #[derive(Clone, Debug)]
 pub struct BulkReport {
@@ -191,19 +222,28 @@ pub fn tcp_txn_server(listener: TcpListener, count: usize, request: u64, respons
     Ok(())
 }
 
-/// One transaction on an already established connection: at `at`, send `request` bytes, then
-/// read the `response`. Returns (response time, completion time) in seconds from `at`, `None`
-/// where it did not happen before `deadline`. The connection was set up beforehand, so, as in
-/// the simulator, the response time does not include the handshake.
+/// One transaction: at `at`, send `request` bytes, then read the `response`. Returns (response
+/// time, completion time) in seconds from `at`, `None` where it did not happen before
+/// `deadline`. With `handshake` the connection is opened (`connect`) at `at`, so the times
+/// include its SYN / SYN-ACK exchange, as the simulator's do with `connection = "handshake"`;
+/// without, it is opened ahead and the times start with the request's first byte.
 pub fn tcp_txn_client(
-    mut s: TcpStream,
+    connect: impl FnOnce() -> io::Result<TcpStream>,
+    handshake: bool,
     at: Instant,
     deadline: Instant,
     request: u64,
     response: u64,
 ) -> io::Result<(Option<f64>, Option<f64>)> {
-    std::thread::sleep(at.saturating_duration_since(Instant::now()));
-    let t0 = Instant::now();
+    let (mut s, t0) = if handshake {
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        let t0 = Instant::now();
+        (connect()?, t0)
+    } else {
+        let s = connect()?;
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        (s, Instant::now())
+    };
     s.write_all(&vec![0x21u8; request as usize])?;
     let mut first = None;
     let mut got = 0u64;

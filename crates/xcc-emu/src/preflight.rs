@@ -131,6 +131,8 @@ mod tests {
             min_rto_ns: 200_000_000,
             initial_rto_ns: 1_000_000_000,
             pace: false,
+            quick_acks: 0,
+            handshake: true,
         };
         // XCP's shim is 2 + 16 bytes: 1500 - 28 - 18 - 32 = 1422 (docs/emu.md).
         assert_eq!(largest_mss(&Cc::Xcp(XcpCcParams {})), 1422);

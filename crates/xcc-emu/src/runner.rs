@@ -240,13 +240,19 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let (cns, dst) = (hosts[c].path(), addr(hosts[sv].addr, port));
                 let (rq, rs) = (t.request_bytes, t.response_bytes);
                 let at = t0 + Duration::from_nanos(at);
+                let handshake = t.opens_connection(k as u32);
                 tcp_txn_threads.push((
                     idx,
                     thread::spawn(move || -> io::Result<(Option<f64>, Option<f64>)> {
-                        let stream = sys::in_netns(&cns, || TcpStream::connect(dst))?;
-                        apps::set_tcp_congestion(&stream, txn_cc.unwrap_or("reno"))?;
-                        stream.set_nodelay(true)?;
-                        apps::tcp_txn_client(stream, at, deadline, rq, rs)
+                        // One connection per transaction (HTTP/1.0), opened at its start time
+                        // with `connection = "handshake"`, else ahead of it.
+                        let connect = || -> io::Result<TcpStream> {
+                            let cc = txn_cc.unwrap_or("reno");
+                            let stream = sys::in_netns(&cns, || apps::tcp_connect_with(dst, cc))?;
+                            stream.set_nodelay(true)?;
+                            Ok(stream)
+                        };
+                        apps::tcp_txn_client(connect, handshake, at, deadline, rq, rs)
                     }),
                 ));
             } else {
@@ -266,8 +272,13 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                     two_way_delay: Dur(rtt),
                     then,
                 };
-                udp_setups.push(mk(id, c, sv, t.request_bytes, Time(at), Some(base + 1)));
-                udp_setups.push(mk(id + 1, sv, c, t.response_bytes, Time::NEVER, None));
+                let mut req = mk(id, c, sv, t.request_bytes, Time(at), Some(base + 1));
+                req.transport.handshake = t.opens_connection(k as u32);
+                udp_setups.push(req);
+                // The response travels on the connection the request opened: no SYN of its own.
+                let mut resp = mk(id + 1, sv, c, t.response_bytes, Time::NEVER, None);
+                resp.transport.handshake = false;
+                udp_setups.push(resp);
             }
         }
     }

@@ -145,6 +145,8 @@ struct Generator {
 
 struct Txn {
     group: u32,
+    /// Its place in the group, in start order.
+    index: u32,
     start: Time,
     response_time: Option<Dur>,
     completed: Option<Dur>,
@@ -349,7 +351,7 @@ impl Simulation {
             for k in 0..t.count as u64 {
                 let at = Time(t.start_ns + (t.stop_ns - t.start_ns) * k / t.count as u64);
                 queue.schedule(at, Event::Transaction(txns.len() as u32));
-                txns.push(Txn { group: g as u32, start: at, response_time: None, completed: None });
+                txns.push(Txn { group: g as u32, index: k as u32, start: at, response_time: None, completed: None });
             }
             txn_groups.push(TxnGroup { spec: t.clone(), req, resp });
         }
@@ -825,7 +827,8 @@ impl Simulation {
 
     fn start_txn_flow(&mut self, k: u32, response: bool) {
         let now = self.now;
-        let grp = &self.txn_groups[self.txns[k as usize].group as usize];
+        let txn = &self.txns[k as usize];
+        let grp = &self.txn_groups[txn.group as usize];
         let t = &grp.spec;
         let (role, part, src, dst, bytes, (fwd, rev)) = if response {
             (Role::Response(k), "response", t.server, t.client, t.response_bytes, grp.resp)
@@ -833,8 +836,11 @@ impl Simulation {
             (Role::Request(k), "request", t.client, t.server, t.request_bytes, grp.req)
         };
         let name = format!("{}#{}/{}", t.name, k, part);
+        // The request opens a connection (or reuses the group's persistent one); the response
+        // rides on it: no SYN of its own.
+        let transport = model::Transport { handshake: !response && t.opens_connection(txn.index), ..t.transport };
         let rec =
-            FlowRec::new(name, role, src, dst, now, None, Some(bytes), Some(t.cc), Some(t.transport), None, fwd, rev);
+            FlowRec::new(name, role, src, dst, now, None, Some(bytes), Some(t.cc), Some(transport), None, fwd, rev);
         self.flows.push(rec);
         self.start_flow((self.flows.len() - 1) as u32);
     }

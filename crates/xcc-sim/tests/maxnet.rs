@@ -24,6 +24,8 @@ count = 3
 /// One flow alone: MaxNet settles at mu C (seed 000 Fig. 9: 94 %) with no standing queue, and
 /// the price at T ln(x_max / (mu C)) (protocols.md 1.7 P2), the window's payload rate being
 /// mu C times the payload share. Tolerances: 1 % of C, 3 packets, 1 ms of price.
+/// The flow opens its connection with a SYN, whose short RTT (no payload to serialise) must
+/// not become the source's tau (it would move the price by the ratio of the RTTs).
 #[test]
 fn one_flow_fills_mu_of_the_link_with_no_standing_queue() {
     let text = format!(

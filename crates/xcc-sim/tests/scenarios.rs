@@ -400,3 +400,85 @@ fn every_table_has_the_schema_columns_in_order() {
         assert_eq!(got, want, "table {name}");
     }
 }
+
+/// HTTP/1.0 over new connections: each transaction's request opens its connection with a SYN,
+/// so on an idle path every response time is that of an already open connection plus exactly
+/// one SYN / SYN-ACK round trip (with `persistent = true` only the first exchange's): 40-byte packets over 100 Mb/s and 10 Mb/s links, 5 ms each,
+/// both ways: 2 x (3.2 µs + 32 µs + 10 ms) = 20.0704 ms.
+#[test]
+fn a_new_connection_adds_one_handshake_rtt_to_each_response() {
+    let text = |connection: &str, persistent: bool| {
+        format!(
+            r#"
+name = "http"
+duration = "3s"
+[[host]]
+name = "c"
+[[host]]
+name = "s"
+[[router]]
+name = "r"
+[[link]]
+between = ["c", "r"]
+rate = "100Mbps"
+delay = "5ms"
+buffer = "100pkt"
+[[link]]
+between = ["r", "s"]
+rate = "10Mbps"
+delay = "5ms"
+buffer = "100pkt"
+[[transactions]]
+name = "http"
+client = "c"
+server = "s"
+count = 4
+start = "0s"
+stop = "2s"
+request = "62B"
+response = "4KB"
+persistent = {persistent}
+transport = {{ connection = "{connection}" }}
+"#
+        )
+    };
+    let open = run(&text("open", false));
+    let syn = run(&text("handshake", false));
+    for col in ["response_time_s", "completion_time_s"] {
+        for (a, b) in open.transactions.f64(col).iter().zip(syn.transactions.f64(col)) {
+            assert!((b - a - 0.020_070_4).abs() < 1e-9, "{col}: {b} vs {a}");
+        }
+    }
+    assert!(syn.flows.i64("timeouts").iter().all(|&t| t == 0));
+    // A persistent connection: only the first exchange opens it.
+    let kept = run(&text("handshake", true));
+    let (o, k) = (open.transactions.f64("response_time_s"), kept.transactions.f64("response_time_s"));
+    assert!((k[0] - o[0] - 0.020_070_4).abs() < 1e-9, "{} vs {}", k[0], o[0]);
+    assert_eq!(k[1..], o[1..]);
+}
+
+#[test]
+fn a_connection_other_than_handshake_or_open_is_refused_naming_the_field() {
+    let text = r#"
+name = "bad"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+buffer = "100pkt"
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+transport = { connection = "persistent" }
+"#;
+    let e = match xcc_sim::resolve(text, "bad.toml", Format::Toml) {
+        Ok(_) => panic!("resolved"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("flow[0].transport.connection") && e.contains("'persistent'"), "{e}");
+}

@@ -54,6 +54,7 @@ TRANSPORT = {
     "delayed_ack": False,
     "min_rto": "200ms",
     "pace": False,
+    "connection": "open",
 }
 
 _RUN_LENGTH = "- run length t_f = 100 s;"

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..scenario import Scenario
+from ..scenario import Scenario, already_open
 from . import _xcc
 
 
@@ -65,7 +65,7 @@ def chain(
             delay=f"{access * 1e3:g}ms",
             buffer="unlimited",
         )
-        sc.add_flow(f.name, f"src-{f.name}", f"dst-{f.name}", cc=p.cc)
+        sc.add_flow(f.name, f"src-{f.name}", f"dst-{f.name}", cc=p.cc, transport=already_open())
     sc.metrics(interval=metrics)
     return sc
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..scenario import Scenario
+from ..scenario import Scenario, already_open
 from .report import save_figure
 
 MSS = 1460
@@ -51,11 +51,12 @@ class Protocol:
         return replace(self, mss=packet_bytes - headers - self.shim_bytes, headers=headers)
 
     @property
-    def transport(self) -> dict[str, Any] | None:
-        """The flows' ``transport`` table: None for the defaults (MSS 1460 B, 40 B headers)."""
+    def transport(self) -> dict[str, Any]:
+        """The flows' ``transport`` table: connections already open (seed 002's ns-2 agents),
+        the MSS and headers when they are not the defaults (1460 B, 40 B)."""
         if (self.mss, self.headers) == (MSS, HEADERS):
-            return None
-        return {"mss": f"{self.mss}B", "header": f"{self.headers}B"}
+            return already_open()
+        return already_open({"mss": f"{self.mss}B", "header": f"{self.headers}B"})
 
 
 PROTOCOLS: tuple[Protocol, ...] = (

@@ -113,6 +113,7 @@ def scenario(ratio: int, t_f_s: int = T_F_S, jitter_ns: int = 0) -> Scenario:
         "delayed_ack": False,
         "min_rto": "200ms",
         "pace": False,
+        "connection": "open",
     }
     sc = Scenario(
         f"{ID}-r{ratio}",

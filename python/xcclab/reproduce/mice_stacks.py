@@ -3,10 +3,11 @@
 
 The dumbbell, traffic and measurements of :mod:`.mice` with MaxNet only, run three times:
 through the emu router with Linux TCP and the BPF ``maxnet`` congestion control (``kernel``,
-docs/kernel.md; each transaction on its own connection opened ahead, as the emu's NewReno
-transactions), through the emu router on xcclab's UDP transport (``udp``), and in the simulator
-(``sim``). The sim and UDP runs use MSS 1432 B (IP/UDP, shim and segment headers fit 1500 B,
-as :mod:`.mice_emu`); Linux TCP sends 1448 B per segment.
+docs/kernel.md; each transaction opens its own connection at its start time, HTTP/1.0, as the
+emu's NewReno transactions do), through the emu router on xcclab's UDP transport (``udp``, with
+the same SYN / SYN-ACK), and in the simulator (``sim``). The sim and UDP runs use MSS 1432 B
+(IP/UDP, shim and segment headers fit 1500 B, as :mod:`.mice_emu`); Linux TCP sends 1448 B per
+segment.
 """
 
 from __future__ import annotations
@@ -158,8 +159,9 @@ def _report(
             f"from the start and {k} HTTP transactions arriving uniformly from 20 to 40 s "
             "(see the simulated report of this experiment for the details). MaxNet only, on "
             "three stacks: Linux TCP with the BPF congestion control through the emu router "
-            "(`kernel`; one connection per transaction, opened at the start so that, as in the "
-            "simulator, a response time has no handshake), xcclab's transport over UDP through "
+            "(`kernel`; one connection per transaction, opened at its start time, so that, as in "
+            "the simulator, a response time counts from the SYN), xcclab's transport over UDP "
+            "(with the same SYN / SYN-ACK) through "
             "the emu router (`udp`), and the simulator (`sim`).",
             "",
             "## Results",

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..claims import Claim, Qualitative, Reference, Shape
-from ..scenario import Scenario
+from ..scenario import Scenario, already_open
 from . import _xcc
 from .experiment import Experiment
 from .paper_claims import quote
@@ -106,11 +106,18 @@ def scenario(n: int, scale: float = 1.0, protocol: _xcc.Protocol = PROTOCOLS[2])
     sc.add_link("C", "far", rate="10Gbps", delay=0, buffer="unlimited")
     # dst{i} for i = 1..n sit behind D; they serve sources 2..n+1.
     sc.add_link("D", "dst{i}", rate="10Gbps", delay=0, buffer="unlimited", count=n)
-    sc.add_flow("flow1", src="src1", dst="far", cc=p.cc)
+    sc.add_flow("flow1", src="src1", dst="far", cc=p.cc, transport=already_open())
     spread = _is_maxnet(p)
     for i in range(1, n + 1):
         start = f"{10.0 * i / (n + 1) * scale:g}s" if spread else "0s"
-        sc.add_flow(f"flow{i + 1}", src=f"src{i + 1}", dst=f"dst{i}", cc=p.cc, start=start)
+        sc.add_flow(
+            f"flow{i + 1}",
+            src=f"src{i + 1}",
+            dst=f"dst{i}",
+            cc=p.cc,
+            start=start,
+            transport=already_open(),
+        )
     sc.metrics(interval="10ms")
     return sc
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..claims import Claim, Ordering, Qualitative
+from ..scenario import already_open
 from . import _xcc
 from .experiment import Experiment
 from .paper_claims import quote
@@ -40,6 +41,7 @@ def scenario(p: _xcc.Protocol, scale: float):
         mean_interarrival="200ms",
         size={"dist": "pareto", "mean": f"{MEAN_BYTES}B", "shape": 1.4},
         cc=p.cc,
+        transport=already_open(),
     )
     return sc
 

@@ -73,6 +73,19 @@ pub struct Transport {
     pub min_rto_ns: u64,
     pub initial_rto_ns: u64,
     pub pace: bool,
+    /// Linux's quick ACKs at connection start (`delayed_ack = "linux"`); 0 otherwise. Left out
+    /// of the resolved scenario when 0, so files written before the option read the same.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub quick_acks: u32,
+    /// The connection opens with a SYN / SYN-ACK exchange (`connection = "handshake"`, the
+    /// default). `false` (`"open"`, ns-2's agents) is left out of the resolved scenario, which is
+    /// what every run before the option did.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub handshake: bool,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -152,6 +165,18 @@ pub struct Transactions {
     pub response_bytes: u64,
     pub cc: Cc,
     pub transport: Transport,
+    /// The group's first exchange opens the connection and the others reuse it (HTTP/1.1
+    /// keep-alive); false (the default, HTTP/1.0): each exchange opens its own. Left out of the
+    /// resolved scenario when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub persistent: bool,
+}
+
+impl Transactions {
+    /// Whether exchange `k` of the group (0-based, in start order) opens a connection.
+    pub fn opens_connection(&self, k: u32) -> bool {
+        self.transport.handshake && (k == 0 || !self.persistent)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Serialize)]

@@ -12,6 +12,7 @@ use super::model::*;
 use super::spec::*;
 
 use super::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
+use xcc_core::transport::DelayedAck;
 
 /// Text formats a scenario may come in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -376,8 +377,10 @@ impl<'a> Resolver<'a> {
             Some(s) if parse_bytes(s).ok() == Some(0) => 0,
             _ => size("header", &t.header, 40)?,
         };
+        let linux_ack = t.delayed_ack.as_ref().and_then(Value::as_str) == Some("linux");
         let delayed_ack_ns = match &t.delayed_ack {
             None | Some(Value::Bool(false)) => None,
+            Some(_) if linux_ack => Some(DelayedAck::LINUX.max_delay.as_ns()),
             Some(Value::String(s)) => match self.time(&format!("{path}.delayed_ack"), s)? {
                 0 => return Err(self.err(&format!("{path}.delayed_ack"), "expected a positive time, or false")),
                 d => Some(d),
@@ -385,7 +388,7 @@ impl<'a> Resolver<'a> {
             Some(other) => {
                 return Err(self.err(
                     &format!("{path}.delayed_ack"),
-                    format!("expected a time like \"40ms\" or false, found {other}"),
+                    format!("expected a time like \"40ms\", \"linux\" or false, found {other}"),
                 ))
             }
         };
@@ -400,6 +403,16 @@ impl<'a> Resolver<'a> {
         if min_rto_ns == 0 || initial_rto_ns == 0 {
             return Err(self.err(&format!("{path}.min_rto"), "retransmission timeouts must be positive"));
         }
+        let handshake = match t.connection.as_deref() {
+            None | Some("handshake") => true,
+            Some("open") => false,
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{path}.connection"),
+                    format!("'{other}': expected \"handshake\" (SYN / SYN-ACK first) or \"open\" (already open)"),
+                ))
+            }
+        };
         Ok(Transport {
             mss_bytes,
             header_bytes,
@@ -409,6 +422,8 @@ impl<'a> Resolver<'a> {
             min_rto_ns,
             initial_rto_ns,
             pace: t.pace.unwrap_or(false),
+            quick_acks: if linux_ack { DelayedAck::LINUX.quick_acks } else { 0 },
+            handshake,
         })
     }
 
@@ -706,6 +721,7 @@ impl<'a> Resolver<'a> {
             response_bytes: bytes("response", &t.response)?,
             cc: self.cc(&format!("{path}.cc"), t.cc)?,
             transport: self.transport(&format!("{path}.transport"), t.transport)?,
+            persistent: t.persistent.unwrap_or(false),
         })
     }
 }

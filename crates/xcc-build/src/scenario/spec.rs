@@ -73,6 +73,8 @@ pub struct TransportSpec {
     pub min_rto: Option<String>,
     pub initial_rto: Option<String>,
     pub pace: Option<bool>,
+    /// "handshake" (default) or "open".
+    pub connection: Option<String>,
 }
 
 /// A `cc` table's `kind`, to report a table whose kind is missing or not a name.
@@ -137,6 +139,8 @@ pub struct TransactionsSpec {
     pub response: String,
     pub cc: Option<Value>,
     pub transport: Option<TransportSpec>,
+    /// One connection for the whole group (HTTP/1.1 keep-alive) instead of one per exchange.
+    pub persistent: Option<bool>,
 }
 
 #[derive(Deserialize, Debug)]

@@ -14,7 +14,8 @@
 //! As in the paper's Linux implementation, losses do not change the window (the transport still
 //! retransmits).
 //!
-//! MaxStart: the first data packet asks the path for its smallest spare capacity `S`; the flow
+//! MaxStart: the first data packet (the SYN, when the connection opens with one) asks the path
+//! for its smallest spare capacity `S`; the flow
 //! starts at rate `r = S`, then on the first ACK at least `tau/16` after the previous update
 //! `r += Delta dt / (2 tau)`, `Delta = D(q) - S`, until `r` exceeds the price rate `D(q)`; then
 //! `xi` starts at `xi*(q)` (protocols.md 1.7 P4) and eq. (10) takes over. Until the first echo
@@ -93,6 +94,12 @@ pub struct MaxNet {
     /// MaxStart's spare capacity (bit/s), once echoed.
     spare_bps: Option<f64>,
     tau: f64,
+    /// Smallest RTT sample of an ACK of data: `tau` once there is one. A SYN's sample has no
+    /// payload to serialise, so it is shorter than any data packet's (by 1.2 ms per 1500 B at
+    /// 10 Mbit/s); as `tau` it would make `W = tau D(q)` a rate `tau / RTT` short of `D(q)`,
+    /// which the price cannot make up once it sits at its lower clip. It serves until the
+    /// first data is acknowledged (MaxStart's first window).
+    data_min_rtt: Option<Dur>,
     last_update: Time,
     window_bits: f64,
     stamped: u64,
@@ -107,6 +114,7 @@ impl MaxNet {
             q: None,
             spare_bps: None,
             tau: 0.0,
+            data_min_rtt: None,
             last_update: Time::ZERO,
             window_bits: 8.0 * cfg.mss_bytes as f64,
             stamped: 0,
@@ -160,7 +168,10 @@ impl Controller for MaxNet {
         if ack.min_rtt == Dur::ZERO {
             return;
         }
-        self.tau = ack.min_rtt.as_secs_f64();
+        if let (Some(r), true) = (ack.rtt_sample, ack.newly_acked_bytes > 0) {
+            self.data_min_rtt = Some(self.data_min_rtt.map_or(r, |m| m.min(r)));
+        }
+        self.tau = self.data_min_rtt.unwrap_or(ack.min_rtt).as_secs_f64();
         match self.phase {
             Phase::Probing => {
                 if let Some(s) = self.spare_bps {
@@ -247,6 +258,15 @@ impl Controller for MaxNet {
         // price from 0), the others for the price.
         let price = if self.stamped == 0 && self.cfg.maxstart { maxstart_field(0.0) } else { price_field(0.0) };
         self.stamped += 1;
+        *hdr = CongestionHeader::MaxNet(MaxNetHeader { echo: 0, price });
+    }
+
+    /// The SYN asks what the first data packet would (seed 000: MaxStart "fills the pipe one
+    /// RTT after the SYN"), every SYN again since a lost one brings nothing back; the data
+    /// that follows asks for the price.
+    fn stamp_syn(&mut self, _now: Time, hdr: &mut CongestionHeader) {
+        let price = if self.cfg.maxstart { maxstart_field(0.0) } else { price_field(0.0) };
+        self.stamped = self.stamped.max(1);
         *hdr = CongestionHeader::MaxNet(MaxNetHeader { echo: 0, price });
     }
 }

@@ -75,6 +75,11 @@ pub trait Controller {
     }
     /// Fills the congestion header of the next data packet.
     fn stamp(&mut self, _now: Time, _hdr: &mut CongestionHeader) {}
+    /// Fills the congestion header of a SYN (each one, retransmissions included); by default
+    /// as a data packet's.
+    fn stamp_syn(&mut self, now: Time, hdr: &mut CongestionHeader) {
+        self.stamp(now, hdr)
+    }
     /// The controller's own timer (e.g. a rate update), if armed.
     fn poll_timeout(&self) -> Option<Time> {
         None
@@ -157,6 +162,9 @@ impl Controller for AnyController {
     #[inline]
     fn stamp(&mut self, now: Time, hdr: &mut CongestionHeader) {
         dispatch!(self, a => a.stamp(now, hdr))
+    }
+    fn stamp_syn(&mut self, now: Time, hdr: &mut CongestionHeader) {
+        dispatch!(self, a => a.stamp_syn(now, hdr))
     }
     fn poll_timeout(&self) -> Option<Time> {
         dispatch!(self, a => a.poll_timeout())

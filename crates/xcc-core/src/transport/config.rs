@@ -9,6 +9,18 @@ pub struct DelayedAck {
     pub every_segments: u32,
     /// ... or after this long (Linux: 40 ms; ns-2 `interval_`: 100 ms).
     pub max_delay: Dur,
+    /// The first this many data segments are acknowledged one by one (Linux's quick-ACK mode
+    /// at connection start, which lets slow start open the window without waiting for the
+    /// delayed-ACK timer; Linux: up to 16, `TCP_MAX_QUICKACKS`). 0: none (RFC 5681 alone).
+    pub quick_acks: u32,
+}
+
+impl DelayedAck {
+    /// Linux's receiver (`tcp_input.c`): quick ACKs for the first 16 segments, then an ACK
+    /// for every second full segment or after the 40 ms minimum delayed-ACK timer
+    /// (`TCP_DELACK_MIN`; Linux may stretch it up to 200 ms on an idle interactive flow, which
+    /// bulk and request/response transfers do not reach).
+    pub const LINUX: DelayedAck = DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40), quick_acks: 16 };
 }
 
 /// When partial ACKs re-arm the retransmission timer during NewReno recovery (RFC 6582
@@ -64,6 +76,11 @@ pub struct TransportConfig {
     /// RTO re-arming on partial ACKs in NewReno recovery (SACK off, or holes SACK cannot prove
     /// lost). Default: [`PartialAckRto::SlowButSteady`], for ns-2 parity (see there).
     pub partial_ack_rto: PartialAckRto,
+    /// Open the connection with a SYN / SYN-ACK exchange before any data (see
+    /// [`super::handshake`]); false: the connection is open when the flow starts, as ns-2's
+    /// one-way agents have it. The scenario layer defaults to true; this struct's default is
+    /// false so that the transport's own tests describe data transfer alone.
+    pub handshake: bool,
 }
 
 impl Default for TransportConfig {
@@ -82,6 +99,7 @@ impl Default for TransportConfig {
             pace_windowed: false,
             pacing_catch_up: Dur::ZERO,
             partial_ack_rto: PartialAckRto::SlowButSteady,
+            handshake: false,
         }
     }
 }

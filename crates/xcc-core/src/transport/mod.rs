@@ -10,15 +10,20 @@
 //! CWR, optionally delays ACKs (RFC 5681 section 4.2), and echoes the congestion header through
 //! its [`crate::host::Echoer`].
 //!
-//! No handshake: like ns-2's one-way agents (which produced the papers' numbers), a flow starts
-//! sending at once and both ends know the configuration (ECN capability included).
+//! Connections: with [`TransportConfig::handshake`] the sender opens the connection with a SYN
+//! and the receiver answers with a SYN-ACK before any data ([`handshake`]: SYN retransmission
+//! with the initial RTO and back-off, ECN negotiation, the controller's header on both, FIN on
+//! the last segment). Without it the connection is open when the flow starts, like ns-2's
+//! one-way agents (which produced most papers' numbers): both ends know the configuration.
 
 mod config;
+pub mod handshake;
 mod receiver;
 mod rtt;
 mod sender;
 
 pub use config::{DelayedAck, PartialAckRto, TransportConfig};
+pub use handshake::Connect;
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};

@@ -19,11 +19,21 @@
 //!
 //! The congestion header of every data packet goes to the [`Echoer`], which fills the header of
 //! each ACK.
+//!
+//! Connections ([`crate::transport::handshake`]): every SYN is answered at once by a SYN-ACK
+//! that echoes the SYN's timestamp and congestion header, with ECE if both ends want ECN (RFC
+//! 3168 section 6.1.1); a lost SYN-ACK is repaired by the sender's SYN retransmission (Linux's
+//! listener also re-sends the SYN-ACK on its own 1 s timer, at about the same time). A segment
+//! carrying FIN is acknowledged at once, and once it is delivered the ACK carries FIN too (the
+//! receiving application closes its side).
+//!
+//! With [`DelayedAck::quick_acks`] the first segments are acknowledged one by one (Linux's
+//! quick-ACK mode at connection start) before the delayed-ACK rule applies.
 
 use crate::host::{AnyEchoer, Echoer};
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
-use crate::transport::TransportConfig;
+use crate::transport::{DelayedAck, TransportConfig};
 use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 
 /// Recently touched out-of-order segments remembered to order SACK blocks (RFC 2018: the
@@ -78,6 +88,15 @@ pub struct Receiver {
     /// A CE segment arrived since the last ACK (so the next ACK must carry ECE).
     ce_unacked: bool,
     first_byte_at: Option<Time>,
+    /// SYN-ACKs owed (one per SYN received).
+    syn_acks_owed: u32,
+    /// The latest SYN's timestamp (echoed by the SYN-ACK) and whether it asked for ECN.
+    syn_ts: Time,
+    syn_ecn: bool,
+    /// The segment that carried FIN, once one arrived.
+    fin_seq: Option<u32>,
+    /// In-order segments still to be acknowledged one by one (quick-ACK mode).
+    quick_acks_left: u32,
 }
 
 impl Receiver {
@@ -102,6 +121,11 @@ impl Receiver {
             ece: false,
             ce_unacked: false,
             first_byte_at: None,
+            syn_acks_owed: 0,
+            syn_ts: Time::ZERO,
+            syn_ecn: false,
+            fin_seq: None,
+            quick_acks_left: cfg.delayed_ack.map_or(0, |d: DelayedAck| d.quick_acks),
         }
     }
 
@@ -111,6 +135,14 @@ impl Receiver {
     #[inline]
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) -> u64 {
         if pkt.seg.kind != SegmentKind::Data {
+            return 0;
+        }
+        if pkt.seg.flags.contains(Flags::SYN) {
+            // A SYN, or a retransmission of it: a SYN-ACK at once.
+            self.echo.on_data(now, &pkt.cc);
+            self.syn_ts = pkt.seg.ts_val;
+            self.syn_ecn = pkt.seg.flags.contains(Flags::ECE) && pkt.seg.flags.contains(Flags::CWR);
+            self.syn_acks_owed += 1;
             return 0;
         }
         if pkt.seg.flags.contains(Flags::PROBE) {
@@ -142,6 +174,11 @@ impl Receiver {
             self.ce_unacked = true;
         }
         let mut immediate = self.ece != ece_before;
+        if seg.flags.contains(Flags::FIN) {
+            // The peer closes: acknowledged at once (Linux schedules an ACK on a FIN).
+            self.fin_seq = Some(seq);
+            immediate = true;
+        }
 
         // RFC 7323 section 4.3: update TS.Recent only from a segment at or below the last ACK
         // sent, i.e. not from one that a pending delayed ACK or a hole separates from it.
@@ -164,6 +201,10 @@ impl Receiver {
             delivered = self.bytes_between(from, self.rcv_nxt);
             self.stats.bytes_delivered += delivered;
             self.unacked_segments += 1;
+            if self.quick_acks_left > 0 {
+                self.quick_acks_left -= 1;
+                immediate = true;
+            }
         } else if seq < self.rcv_nxt || !self.hold(seq) {
             // Duplicate: RFC 5681 section 4.2 asks for an immediate (duplicate) ACK.
             self.stats.duplicates += 1;
@@ -191,6 +232,29 @@ impl Receiver {
     /// The next ACK to send, if one is due.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.syn_acks_owed > 0 {
+            self.syn_acks_owed -= 1;
+            let mut flags = Flags::SYN;
+            if self.cfg.ecn && self.syn_ecn {
+                flags.insert(Flags::ECE);
+            }
+            let seg = Segment {
+                kind: SegmentKind::Ack,
+                flags,
+                ack: self.rcv_nxt,
+                ts_echo: self.syn_ts,
+                ..Segment::default()
+            };
+            let cc: CongestionHeader = self.echo.echo(now);
+            self.stats.acks_sent += 1;
+            return Some(Packet {
+                flow: self.flow,
+                wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+                ecn: Ecn::NotEct,
+                seg,
+                cc,
+            });
+        }
         if self.probe_acks_owed > 0 {
             self.probe_acks_owed -= 1;
             let seg = Segment {
@@ -219,6 +283,9 @@ impl Receiver {
         let mut flags = Flags::default();
         if self.ece || self.ce_unacked {
             flags.insert(Flags::ECE);
+        }
+        if self.fin_seq.is_some_and(|f| f < self.rcv_nxt) {
+            flags.insert(Flags::FIN);
         }
         self.ce_unacked = false;
         let mut seg =
@@ -410,6 +477,60 @@ mod tests {
         assert_eq!((s.segments_received, s.duplicates, s.bytes_delivered), (6, 1, 4 * MSS as u64));
     }
 
+    //  t=0  SYN (ECE CWR, ts 0) ─▶  ◀─ SYN-ACK ECE, ack 0, echoes ts 0
+    //  t=1  SYN again (ts 1)   ─▶  ◀─ SYN-ACK again, echoes ts 1
+    //  t=20 data 0 ─▶ ◀─ ack 1 │ t=21 data 1 + FIN ─▶ ◀─ ack 2 FIN (at once, delayed ACKs on)
+    #[test]
+    fn syn_ack_echoes_each_syn_and_fin_is_acknowledged_at_once() {
+        let c = TransportConfig {
+            ecn: true,
+            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40), quick_acks: 1 }),
+            ..cfg()
+        };
+        let mut r = rx(c);
+        let syn = |at: u64| {
+            let mut p = data(0, at);
+            (p.seg.flags, p.seg.payload_bytes, p.ecn) =
+                (Flags(Flags::SYN.0 | Flags::ECE.0 | Flags::CWR.0), 0, Ecn::NotEct);
+            p
+        };
+        for at in [0, 1] {
+            assert_eq!(r.on_packet(ms(at), &syn(at)), 0);
+            let a = acks(&mut r, ms(at));
+            assert_eq!(a.len(), 1);
+            assert_eq!(
+                (a[0].kind, a[0].flags, a[0].ack, a[0].ts_echo),
+                (SegmentKind::Ack, Flags(Flags::SYN.0 | Flags::ECE.0), 0, ms(at))
+            );
+        }
+        assert_eq!(r.stats().segments_received, 0, "SYNs are outside the sequence space");
+        r.on_packet(ms(20), &data(0, 20));
+        let a = acks(&mut r, ms(20));
+        assert_eq!((a.len(), a[0].ack, a[0].flags), (1, 1, Flags::default()), "the one quick ACK");
+        let mut last = data(1, 21);
+        last.seg.flags = Flags::FIN;
+        r.on_packet(ms(21), &last);
+        let a = acks(&mut r, ms(21));
+        assert_eq!((a.len(), a[0].ack, a[0].flags), (1, 2, Flags::FIN), "FIN: ACKed at once, closing too");
+    }
+
+    //  Linux's receiver: 16 quick ACKs, then one ACK per two segments.
+    #[test]
+    fn linux_delayed_acks_start_with_quick_acks() {
+        let mut r = rx(TransportConfig { delayed_ack: Some(DelayedAck::LINUX), ..cfg() });
+        let per_segment: Vec<usize> = (0..20)
+            .map(|k| {
+                r.on_packet(ms(k), &data(k as u32, k));
+                acks(&mut r, ms(k)).len()
+            })
+            .collect();
+        assert_eq!(per_segment[..16], [1; 16]);
+        assert_eq!(per_segment[16..], [0, 1, 0, 1]);
+        assert_eq!(r.poll_timeout(), None);
+        r.on_packet(ms(20), &data(20, 20));
+        assert_eq!(r.poll_timeout(), Some(ms(60)), "40 ms delayed-ACK timer");
+    }
+
     //  every 2 segments, max delay 40 ms:
     //  t=0  data 0 ─▶  (held, timer 40 ms)
     //  t=1  data 1 ─▶  ◀─ ack 2, echoes ts 0 (the earliest unacknowledged, RFC 7323)
@@ -418,7 +539,7 @@ mod tests {
     #[test]
     fn delayed_ack_every_second_segment_and_timer() {
         let c = TransportConfig {
-            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
+            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40), quick_acks: 0 }),
             ..cfg()
         };
         let mut r = rx(c);
@@ -446,7 +567,7 @@ mod tests {
     fn ece_until_cwr() {
         let c = TransportConfig {
             ecn: true,
-            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40) }),
+            delayed_ack: Some(DelayedAck { every_segments: 2, max_delay: Dur::from_ms(40), quick_acks: 0 }),
             ..cfg()
         };
         let mut r = rx(c);

@@ -46,6 +46,10 @@
 //!   (a rate-based scheme's feedback), the next departure is re-timed from the last one at the
 //!   new rate, at once (ns-2 rcp-host `rate_change`): a flow released from a low rate does not
 //!   wait out the old, long gap.
+//! - **Connection.** With [`TransportConfig::handshake`] nothing but SYNs leaves until the
+//!   SYN-ACK arrives ([`crate::transport::handshake`]): SYN retransmissions count as timeouts
+//!   and retransmissions in [`SenderStats`]; ECN is used only if the SYN-ACK agreed to it; the
+//!   last segment of a sized flow carries FIN.
 //! - **Probes.** A controller may ask for rate probes ([`Controller::probe_due`]): payload-less
 //!   data segments with [`Flags::PROBE`], outside the sequence space, sent only while the flow
 //!   has data to send; their ACKs carry feedback and nothing else.
@@ -79,7 +83,7 @@ use std::collections::VecDeque;
 use crate::host::{AckEvent, AnyController, CongestionEvent, Controller};
 use crate::packet::{FlowId, Packet};
 use crate::time::{Dur, Time};
-use crate::transport::{PartialAckRto, RttEstimator, TransportConfig};
+use crate::transport::{Connect, PartialAckRto, RttEstimator, TransportConfig};
 use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind};
 
 /// Counters and gauges a driver samples (no logging inside the state machine).
@@ -219,6 +223,10 @@ pub struct Sender<C: Controller = AnyController> {
     /// almost every ACK.
     last_slot: Time,
     last_wire: u32,
+    /// Connection state (handshake).
+    conn: Connect,
+    /// ECN in use: configured, and agreed by the SYN-ACK when there is a handshake.
+    ecn: bool,
 }
 
 impl<C: Controller> Sender<C> {
@@ -283,14 +291,74 @@ impl<C: Controller> Sender<C> {
             pacer_backlogged: false,
             last_slot: now,
             last_wire: 0,
+            conn: Connect::new(cfg.handshake, cfg.initial_rto.max(cfg.min_rto).min(cfg.max_rto)),
+            ecn: cfg.ecn,
         }
+    }
+
+    /// The handshake's part of `on_packet`: a SYN-ACK establishes the connection, gives the
+    /// first RTT sample and the controller its first feedback; nothing else is expected yet.
+    fn on_syn_ack(&mut self, now: Time, pkt: &Packet) {
+        let seg = &pkt.seg;
+        if seg.kind != SegmentKind::Ack || !seg.flags.contains(Flags::SYN) || !self.conn.on_syn_ack() {
+            return;
+        }
+        // RFC 3168 section 6.1.1: an ECN-setup SYN-ACK has ECE (and not CWR).
+        self.ecn = self.cfg.ecn && seg.flags.contains(Flags::ECE) && !seg.flags.contains(Flags::CWR);
+        let sample = now.saturating_since(seg.ts_echo);
+        self.rtt.on_sample(sample);
+        self.next_send = self.next_send.max(now);
+        self.last_slot = self.last_slot.max(now);
+        let ev = AckEvent {
+            newly_acked_bytes: 0,
+            rtt_sample: Some(sample),
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+            bytes_in_flight: 0,
+            in_recovery: false,
+        };
+        self.cc.on_feedback(now, &pkt.cc);
+        self.cc.on_ack(now, &ev);
+    }
+
+    /// The next SYN: payload-less, Not-ECT, stamped by the controller (see `handshake`).
+    fn emit_syn(&mut self, now: Time) -> Packet {
+        if self.conn.on_syn_sent(now) {
+            self.stats.retransmits += 1;
+        }
+        let mut flags = Flags::SYN;
+        if self.cfg.ecn {
+            // RFC 3168 section 6.1.1: an ECN-setup SYN.
+            flags.insert(Flags::ECE);
+            flags.insert(Flags::CWR);
+        }
+        let mut cc = CongestionHeader::default();
+        self.cc.stamp_syn(now, &mut cc);
+        Packet {
+            flow: self.flow,
+            wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+            ecn: Ecn::NotEct,
+            seg: Segment { kind: SegmentKind::Data, flags, ts_val: now, ..Segment::default() },
+            cc,
+        }
+    }
+
+    /// True until the connection is established (data waits).
+    pub fn connecting(&self) -> bool {
+        self.conn.pending()
     }
 
     /// An ACK for this flow arrived. Anything that is not an ACK, and ACKs below `snd_una`
     /// (reordered, stale) or above `snd_max` (bogus), are ignored.
     #[inline]
     pub fn on_packet(&mut self, now: Time, pkt: &Packet) {
+        if self.conn.pending() {
+            return self.on_syn_ack(now, pkt);
+        }
         let seg = &pkt.seg;
+        if seg.flags.contains(Flags::SYN) {
+            return; // a duplicate SYN-ACK
+        }
         if seg.kind != SegmentKind::Ack || seg.ack < self.snd_una || seg.ack > self.snd_max {
             return;
         }
@@ -381,7 +449,7 @@ impl<C: Controller> Sender<C> {
         }
 
         // RFC 3168 section 6.1.2: react to ECE once per window, not during loss recovery.
-        if self.cfg.ecn
+        if self.ecn
             && seg.flags.contains(Flags::ECE)
             && !self.in_recovery
             && self.snd_una >= self.recover
@@ -462,6 +530,9 @@ impl<C: Controller> Sender<C> {
     /// Retransmissions of lost segments go before new data.
     #[inline]
     pub fn poll_transmit(&mut self, now: Time) -> Option<Packet> {
+        if self.conn.pending() {
+            return self.conn.syn_due().then(|| self.emit_syn(now));
+        }
         if self.rate_based {
             if let Some(p) = self.poll_probe(now) {
                 return Some(p);
@@ -503,6 +574,9 @@ impl<C: Controller> Sender<C> {
 
     /// Earliest time `on_timeout` has work to do (RTO, pacing, controller timer).
     pub fn poll_timeout(&self) -> Option<Time> {
+        if self.conn.pending() {
+            return self.conn.poll_timeout();
+        }
         let mut t = self.cc.poll_timeout();
         let mut take = |x: Option<Time>| {
             if let Some(x) = x {
@@ -519,6 +593,13 @@ impl<C: Controller> Sender<C> {
 
     /// Timer expiry; early or repeated calls do nothing.
     pub fn on_timeout(&mut self, now: Time) {
+        if self.conn.pending() {
+            // RFC 6298 section 5.5 for the SYN; the controller has nothing to time yet.
+            if self.conn.on_timeout(now, self.cfg.max_rto) {
+                self.stats.timeouts += 1;
+            }
+            return;
+        }
         if self.cc.poll_timeout().is_some_and(|t| t <= now) {
             self.cc.on_timeout(now);
         }
@@ -545,7 +626,7 @@ impl<C: Controller> Sender<C> {
         self.recover_after_rto = true;
         self.ecn_end = self.ecn_end.max(self.snd_max);
         self.cwr_end = 0;
-        self.cwr_pending = self.cfg.ecn;
+        self.cwr_pending = self.ecn;
         // Forget SACK information (RFC 6675 section 5.1, RFC 2018 section 8) and presume every
         // outstanding segment lost: go-back-N from snd_una.
         for st in self.board.iter_mut() {
@@ -695,6 +776,10 @@ impl<C: Controller> Sender<C> {
         let mut cc = CongestionHeader::default();
         self.cc.stamp(now, &mut cc);
         let wire_bytes = payload as u32 + self.cfg.header_bytes + cc.wire_len() as u32;
+        if self.cfg.handshake && self.total_segs == Some(seq + 1) {
+            // The last segment closes the connection (see `handshake`).
+            flags.insert(Flags::FIN);
+        }
         self.cc.on_sent(now, payload);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += payload;
@@ -718,7 +803,7 @@ impl<C: Controller> Sender<C> {
             flow: self.flow,
             wire_bytes,
             // RFC 3168 section 6.1.5: retransmissions are not ECN-capable.
-            ecn: if self.cfg.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct },
+            ecn: if self.ecn && !retx { Ecn::Ect0 } else { Ecn::NotEct },
             seg: Segment {
                 kind: SegmentKind::Data,
                 flags,
@@ -771,7 +856,7 @@ impl<C: Controller> Sender<C> {
         // One reduction per window: an ECN reduction of this same window already happened.
         if self.snd_una >= self.ecn_end {
             self.cc.on_congestion_event(now, CongestionEvent::Loss, self.out_bytes);
-            self.cwr_pending = self.cfg.ecn;
+            self.cwr_pending = self.ecn;
         }
         self.ecn_end = self.ecn_end.max(self.snd_max);
         if !self.cfg.sack {
@@ -946,6 +1031,43 @@ mod tests {
         assert_eq!(s.stats().bytes_in_flight, 4 * MSS as u64);
         // Second sample 100 ms: RTTVAR 37.5 ms, RTO = 100 + 4 * 37.5 = 250 ms.
         assert_eq!(s.poll_timeout(), Some(ms(350)));
+    }
+
+    //  Handshake, ECN, 2500-byte flow (segs 0, 1, 2):
+    //  t=0    SYN (ECE CWR, Not-ECT, 40 B) ─▶ lost        nothing else may leave
+    //  t=1000 SYN again (RTO 1 s) ─▶                      timeout 1, retransmit 1; next RTO 2 s
+    //  t=1100 ◀─ SYN-ACK ECE (echoes ts 1000)            RTT 100 ms; segs 0, 1 ECT(0)
+    //  t=1200 ◀─ ack 2                                    seg 2 (last) carries FIN
+    #[test]
+    fn handshake_retransmits_the_syn_then_sends_data_with_fin() {
+        let c = TransportConfig { ecn: true, handshake: true, ..cfg() };
+        let mut s = Sender::new(FlowId(1), c, reno(), Some(2500), Time::ZERO);
+        let p = drain(&mut s, Time::ZERO);
+        assert_eq!(p.len(), 1);
+        let syn = Flags(Flags::SYN.0 | Flags::ECE.0 | Flags::CWR.0);
+        assert_eq!((p[0].seg.flags, p[0].seg.payload_bytes, p[0].wire_bytes, p[0].ecn), (syn, 0, 40, Ecn::NotEct));
+        assert!(s.connecting());
+        assert_eq!(s.poll_timeout(), Some(ms(1000)));
+        s.on_packet(ms(500), &ack_pkt(0, Time::ZERO)); // not a SYN-ACK: ignored
+        assert!(drain(&mut s, ms(500)).is_empty());
+        s.on_timeout(ms(1000));
+        let p = drain(&mut s, ms(1000));
+        assert_eq!((p.len(), p[0].seg.flags, p[0].seg.ts_val), (1, syn, ms(1000)));
+        assert_eq!((s.stats().timeouts, s.stats().retransmits), (1, 1));
+        assert_eq!(s.poll_timeout(), Some(ms(3000)), "backed off to 2 s");
+        let mut syn_ack = ack_pkt(0, ms(1000));
+        syn_ack.seg.flags = Flags(Flags::SYN.0 | Flags::ECE.0);
+        s.on_packet(ms(1100), &syn_ack);
+        assert!(!s.connecting());
+        assert_eq!(s.stats().srtt, Dur::from_ms(100));
+        let p = drain(&mut s, ms(1100));
+        assert_eq!(seqs(&p), vec![0, 1]);
+        assert!(p.iter().all(|p| p.ecn == Ecn::Ect0 && !p.seg.flags.contains(Flags::FIN)));
+        s.on_packet(ms(1150), &syn_ack); // a duplicate SYN-ACK changes nothing
+        assert_eq!(s.snd_una(), 0);
+        s.on_packet(ms(1200), &ack_pkt(2, ms(1100)));
+        let p = drain(&mut s, ms(1200));
+        assert_eq!((seqs(&p), p[0].seg.flags), (vec![2], Flags::FIN));
     }
 
     //  2500-byte flow: segs 0 (1000), 1 (1000), 2 (500). Early and repeated timeouts do
