@@ -23,6 +23,7 @@ from typing import Any
 from ..scenario import Scenario
 from . import markmax_s1_dt as dt
 from .report import jain_index
+from .seeds import seeded_cells
 
 MU_BPS = dt.MU_BPS
 ACCESS_BPS = dt.ACCESS_BPS
@@ -172,6 +173,19 @@ def measure(result: Any, t_f_s: float, n_forward: int) -> dict[str, Any]:
 SEED_JITTER_NS = 62_000
 #: What :func:`seeded_cell` returns, summarised over the seeds.
 SEEDED_KEYS = ("J", "rho", "queue_bytes", "delay_ms")
+
+
+def run_seeded_cells(
+    cases: dict[str, dict[str, Any]],
+    log: Callable[[str], None] | None,
+    experiment: str,
+    keys: Sequence[str] = SEEDED_KEYS,
+) -> dict:
+    """Runs :func:`seeded_cell` for each case over the seeds (access jitter: DropTail's J is
+    phase-sensitive) and summarises ``keys``."""
+    return seeded_cells(
+        f"{__name__}:seeded_cell", cases, keys, log, experiment, " with access jitter"
+    )
 
 
 def seeded_cell(

@@ -31,7 +31,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import cell_estimate, from_summary, seeded_cells
+from .seeds import cell_estimate, from_summary
 
 ID = "markmax-s1"
 TITLE = "MarkMax Scenario 1: DT vs MM-B vs MM-T (seed 003, Tables II and III)"
@@ -437,14 +437,7 @@ def run_seeded(log) -> dict:
     }
     for t in RUN_LENGTHS_S:
         cases[f"mmb-r20-t{t}"] = {"deltas_ns": [d1, 20 * d1], "kind": "mmb", "t_f_s": t}
-    return seeded_cells(
-        "xcclab.reproduce._markmax_packet:seeded_cell",
-        cases,
-        mp.SEEDED_KEYS,
-        log,
-        ID,
-        " with access jitter",
-    )
+    return mp.run_seeded_cells(cases, log, ID)
 
 
 def claims(metrics: dict) -> list[Claim]:

@@ -32,7 +32,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import from_summary, seeded_cells
+from .seeds import from_summary
 
 ID = "markmax-s2"
 TITLE = "MarkMax Scenario 2: reverse traffic, DT vs MM-B (seed 003, Table IV)"
@@ -343,14 +343,7 @@ def run_seeded(log: Callable[[str], None]) -> dict[str, Any]:
         }
         for k, r in SEEDED_CELLS
     }
-    return seeded_cells(
-        "xcclab.reproduce._markmax_packet:seeded_cell",
-        cases,
-        tuple(QUANTITY_KEY.values()),
-        log,
-        ID,
-        " with access jitter",
-    )
+    return mp.run_seeded_cells(cases, log, ID, tuple(QUANTITY_KEY.values()))
 
 
 _KIND = {v: k for k, v in mp.LABELS.items()}

@@ -31,7 +31,7 @@ from .report import (
     markdown_table,
     write_metrics,
 )
-from .seeds import cell_estimate, seeded_cells
+from .seeds import cell_estimate
 
 ID = "markmax-s3"
 TITLE = "MarkMax Scenario 3: ten connections, DT vs MM-B (seed 003, Table V)"
@@ -276,14 +276,7 @@ SEEDED_KEY = {("DT", None): "dt", ("MM-B", None): "mmb"}
 def run_seeded(log) -> dict:
     """Both cells over :data:`SEEDS` with access jitter (DropTail's J is phase-sensitive)."""
     cases = {k: {"deltas_ns": deltas_ns(), "kind": k, "t_f_s": mp.T_F_S} for k in KINDS}
-    return seeded_cells(
-        "xcclab.reproduce._markmax_packet:seeded_cell",
-        cases,
-        mp.SEEDED_KEYS,
-        log,
-        ID,
-        " with access jitter",
-    )
+    return mp.run_seeded_cells(cases, log, ID)
 
 
 def claims(metrics: dict) -> list[Claim]:
