@@ -28,3 +28,35 @@ def test_quick_rcp_and_maxnet(tmp_path):
     assert metrics["measured"]["maxnet-paced"]["cv_flow1"] < 0.1
     assert metrics["measured"]["rcp"]["drops"] == 0
     assert "RCP" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_sensitivity_claims_name_their_setting():
+    """Sensitivity runs are scored under their label (alpha, filter, control interval T); runs
+    recorded before the labels existed are named from their key."""
+    from xcclab.reproduce.rcp_instability import SENSITIVITY, claims_for
+
+    run49 = {
+        "overshoot_after_last_join": 0.1,
+        "settle_after_last_join_s": 1.0,
+        "min_flow1_bps": 0.0,
+        "peak_flow1_bps": 150e6,
+        "range_flow1_from_10s_bps": 150e6,
+        "min_flow1_1_10s_bps": 0.0,
+        "max_flow1_1_10s_bps": 150e6,
+        "cv_flow1": 0.5,
+        "mean_flow1_bps": 50e6,
+        "maxmin_flow1_bps": 55e6,
+    }
+    measured = {k: dict(run49) for k in ("rcp", "rcp-last", "maxnet", "maxnet-paced", "piqi-rcp")}
+    labels = {p.name: p.label for p in SENSITIVITY}
+    assert labels["rcp-alpha0.4-last-Trtt"] == "alpha 0.4, d filter last, T = d"
+    metrics = {
+        "measured": measured,
+        "sensitivity": {
+            "labels": {"rcp-alpha0.4-last-Trtt": labels["rcp-alpha0.4-last-Trtt"]},
+            "runs": {"rcp-alpha0.4-last-Trtt": run49, "rcp-alpha0.8-ns2": run49},
+        },
+    }
+    settings = {c.setting for c in claims_for(49)(metrics) if c.setting}
+    assert "alpha 0.4, d filter last, T = d" in settings
+    assert "alpha 0.8, d filter ns2" in settings

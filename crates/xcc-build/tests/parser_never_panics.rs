@@ -118,6 +118,7 @@ const ENTRY_KEYS: &[&str] = &[
     "response",
     "preset",
     "rtt_filter",
+    "max_interval",
     "x_max",
     "ecn",
     "packet",

@@ -17,6 +17,9 @@ pub struct RcpQueueSpec {
     pub min_pprtt: Option<f64>,
     /// "ns2" (default: ns-2 v4's asymmetric EWMA) or "last" (each interval's sample).
     pub rtt_filter: Option<String>,
+    /// Longest control interval: a time (default "10ms", ns-2's `upd_timeslot_`), or "rtt" for
+    /// no cap (T = d, the average RTT, as in the RCP papers' equations).
+    pub max_interval: Option<String>,
 }
 
 /// RCP router parameters (the preset's name is recorded for the report).
@@ -29,6 +32,15 @@ pub struct RcpRouterParams {
     pub init_rate_fact: f64,
     pub min_pprtt: f64,
     pub rtt_filter: RcpRttFilter,
+    /// Longest control interval in ns; `None`: no cap, T = d. Left out of `run.json` at its
+    /// ns-2 default so that runs made before it existed keep their bytes.
+    #[serde(skip_serializing_if = "is_ns2_timeslot")]
+    pub max_interval_ns: Option<u64>,
+}
+
+/// The default cap of the control interval, ns-2's `upd_timeslot_` (10 ms)?
+fn is_ns2_timeslot(v: &Option<u64>) -> bool {
+    *v == Some(xcc_core::link::RcpRouterConfig::default().upd_timeslot.as_ns())
 }
 
 impl QueueConfig for RcpRouterParams {
@@ -47,6 +59,7 @@ impl QueueConfig for RcpRouterParams {
             init_rate_fact: None,
             min_pprtt: None,
             rtt_filter: None,
+            max_interval: None,
         });
         let name = m.preset.as_deref().unwrap_or("stanford");
         let Some(&(preset, ..)) = RCP_PRESETS.iter().find(|p| p.0 == name) else {
@@ -77,7 +90,15 @@ impl QueueConfig for RcpRouterParams {
                 return Err(res.err(&format!("{path}.rtt_filter"), format!("'{other}': expected \"ns2\" or \"last\"")))
             }
         };
-        Ok(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt, rtt_filter })
+        let max_interval_ns = match m.max_interval.as_deref() {
+            Some("rtt") => None,
+            other => Some(res.positive_time_or(
+                &format!("{path}.max_interval"),
+                &other.map(str::to_string),
+                d.upd_timeslot.as_ns(),
+            )?),
+        };
+        Ok(RcpRouterParams { preset, alpha, beta, gamma, init_rate_fact, min_pprtt, rtt_filter, max_interval_ns })
     }
 
     fn build(&self, mut rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
@@ -90,10 +111,37 @@ impl QueueConfig for RcpRouterParams {
             init_rate_fact: p.init_rate_fact,
             min_pprtt: p.min_pprtt,
             rtt_filter: p.rtt_filter,
+            upd_timeslot: Dur(p.max_interval_ns.unwrap_or(u64::MAX)),
             ..RcpRouterConfig::default()
         };
         let t = cfg.upd_timeslot.min(cfg.initial_rtt).as_secs_f64();
         let phase = Dur::from_secs_f64(t * (0.8 + 0.4 * uniform01(&mut rng)));
         AnyLinkAlgorithm::Rcp(RcpRouter::new(cfg, rate_bps, Time::ZERO, phase))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(v: serde_json::Value) -> Result<RcpRouterParams, ScenarioError> {
+        RcpRouterParams::resolve(&Resolver::for_tests(), "q", Some(&v))
+    }
+
+    /// ns-2's cap by default (and absent from run.json), a time, or "rtt" for T = d.
+    #[test]
+    fn max_interval_is_ns2_by_default_a_time_or_the_rtt() {
+        let d = resolve(serde_json::json!({"kind": "rcp"})).unwrap();
+        assert_eq!(d.max_interval_ns, Some(10_000_000));
+        assert!(serde_json::to_value(d).unwrap().get("max_interval_ns").is_none());
+        let t = resolve(serde_json::json!({"kind": "rcp", "max_interval": "2ms"})).unwrap();
+        assert_eq!(t.max_interval_ns, Some(2_000_000));
+        assert_eq!(serde_json::to_value(t).unwrap()["max_interval_ns"], 2_000_000);
+        let rtt = resolve(serde_json::json!({"kind": "rcp", "max_interval": "rtt"})).unwrap();
+        assert_eq!(rtt.max_interval_ns, None);
+        for bad in ["0s", "fast"] {
+            let e = resolve(serde_json::json!({"kind": "rcp", "max_interval": bad})).unwrap_err();
+            assert_eq!(e.path, "q.max_interval", "{e}");
+        }
     }
 }

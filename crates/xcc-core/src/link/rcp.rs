@@ -312,6 +312,22 @@ mod tests {
         assert_eq!(r.poll_timeout(), Some(Time::ZERO + Dur::from_ms(20)));
     }
 
+    /// With no cap (`upd_timeslot` beyond any RTT) the interval is the average RTT d itself,
+    /// the law as the RCP papers write it: T = d after each update, and the next timer d later.
+    #[test]
+    fn uncapped_interval_follows_the_average_rtt() {
+        let cfg = RcpRouterConfig { upd_timeslot: Dur(u64::MAX), ..RcpRouterConfig::default() };
+        let mut r = RcpRouter::new(cfg, C, Time::ZERO, Dur::from_ms(200));
+        assert_eq!(r.interval(), 0.2);
+        let mut q = FakeQueue::empty(0);
+        r.on_enqueue(Time::ZERO + Dur::from_ms(1), &mut data(1000, 300_000), &mut q);
+        r.on_timeout(Time::ZERO + Dur::from_ms(200), 0);
+        // sample 0.3 >= d: g = T/d = 1, so d jumps to the sample and T follows it.
+        assert!((r.avg_rtt() - 0.3).abs() < 1e-12, "d {}", r.avg_rtt());
+        assert_eq!(r.interval(), r.avg_rtt());
+        assert_eq!(r.poll_timeout(), Some(Time::ZERO + Dur::from_ms(500)));
+    }
+
     /// The externally driven interval runs the same law as the timer: the hand computation of
     /// `control_interval_matches_a_hand_computation` with the accumulators given directly.
     #[test]
