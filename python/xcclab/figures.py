@@ -59,10 +59,19 @@ def figure_links(files: Iterable[str]) -> str:
     return "\n".join(f"![{Path(f).stem}]({f})" for f in files if f.endswith(".png"))
 
 
+def paper_bars(ax: Any, categories: Sequence[Any], paper: Sequence[float]) -> None:
+    """The paper's value of each table cell once, as a wide black bar centred on its category,
+    for panels that set several of our measurements (dots) against it."""
+    import numpy as np
+
+    x = np.arange(len(categories))
+    ax.scatter(x, paper, marker="_", s=900, linewidths=2, color="black", label="paper", zorder=1)
+
+
 def paper_vs_ours(
     ax: Any,
     categories: Sequence[Any],
-    paper: Sequence[float],
+    paper: Sequence[float] | None,
     ours: Sequence[float],
     ours_ci: Sequence[tuple[float, float] | None] | None = None,
     *,
@@ -71,11 +80,13 @@ def paper_vs_ours(
     label: str = "",
 ) -> None:
     """Table cells side by side on a categorical axis: the paper's value as a bar marker, ours as
-    a dot with its 95 % interval where there is one; no line joins separate cells."""
+    a dot with its 95 % interval where there is one; no line joins separate cells. ``paper``
+    None draws ours only (several of ours against one paper value: see :func:`paper_bars`)."""
     import numpy as np
 
     x = np.arange(len(categories)) + offset
-    ax.scatter(x, paper, marker="_", s=220, linewidths=2, color=color, label=f"{label} paper")
+    if paper is not None:
+        ax.scatter(x, paper, marker="_", s=220, linewidths=2, color=color, label=f"{label} paper")
     ours_a = np.asarray(ours, dtype=float)
     lo = np.array([c[0] if c else v for c, v in zip(ours_ci or [None] * len(ours), ours_a)])
     hi = np.array([c[1] if c else v for c, v in zip(ours_ci or [None] * len(ours), ours_a)])

@@ -285,7 +285,7 @@ def _figures(
 ) -> list[str]:
     import polars as pl
 
-    from ..figures import paper_vs_ours
+    from ..figures import paper_bars, paper_vs_ours
     from ..figures import pyplot as _pyplot
 
     seeded = seeded or {}
@@ -293,10 +293,11 @@ def _figures(
     written: list[str] = []
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
     for ax, (key, *_) in zip(axes, QUANTITIES[:3]):
+        paper_bars(ax, RATIOS, [PAPER[r][key] for r in RATIOS])
         paper_vs_ours(
             ax,
             RATIOS,
-            [PAPER[r][key] for r in RATIOS],
+            None,
             [cells[r][key] for r in RATIOS],
             offset=-0.15,
             color="C0",
@@ -306,7 +307,7 @@ def _figures(
             paper_vs_ours(
                 ax,
                 RATIOS,
-                [PAPER[r][key] for r in RATIOS],
+                None,
                 [seeded[str(r)][key]["mean"] for r in RATIOS],
                 [tuple(seeded[str(r)][key]["ci95"]) for r in RATIOS],
                 offset=0.15,
@@ -317,7 +318,7 @@ def _figures(
         ax.set_ylabel(AXIS_LABELS[key])
         ax.grid(True, axis="y", lw=0.3)
     axes[0].set_ylim(0.45, 1.02)
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=7, markerscale=0.5)
     fig.suptitle(
         "MarkMax Scenario 1, DropTail: paper (bars) vs xcclab (dots; 95 % CI over 10 seeds)"
     )
