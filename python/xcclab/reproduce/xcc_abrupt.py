@@ -165,6 +165,8 @@ def run(out_dir, quick=False, *, log=None, progress=True):
             tmp, results, ["long", "burst1"], _xcc.BOTTLENECK, "1 flow, +10 at 30 s, -10 at 113 s"
         )
         figs += _input_figure(tmp, results, scale)
+        if spread:
+            figs += _spread_figure(tmp, m, spread)
         write_metrics(
             tmp,
             ID,
@@ -177,6 +179,39 @@ def run(out_dir, quick=False, *, log=None, progress=True):
         )
         (tmp / "report.md").write_text(_report(m, figs, quick), encoding="utf-8")
     return out_dir / "report.md"
+
+
+def _spread_figure(tmp: Path, m: dict, spread: dict) -> list[str]:
+    """RCP's and PIQI-RCP's overshoot and peak queue at the surge against the join spread X:
+    the main run (X = 0, one run) and each X's mean over seeds with its 95 % interval; the
+    slide's RCP values as lines (the slide gives no spread)."""
+    from ..figures import paper_vs_ours
+    from ..figures import pyplot as _pyplot
+
+    plt = _pyplot()
+    cats = ["0 (one run)", *spread]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    panels = (
+        ("surge_overshoot", 100.0, "input overshoot at the surge (%)", 100 * PAPER_RCP_OVERSHOOT),
+        ("surge_peak_queue_packets", 1.0, "peak queue at the surge (packets)", PAPER_RCP_QUEUE),
+    )
+    for ax, (key, scale, ylabel, slide) in zip(axes, panels):
+        for n, name in enumerate(SPREAD_PROTOCOLS):
+            label = _xcc.by_name(name).label
+            ours = [m[name][key] * scale] + [spread[x][name][key]["mean"] * scale for x in spread]
+            ci = [None] + [tuple(v * scale for v in spread[x][name][key]["ci95"]) for x in spread]
+            paper_vs_ours(ax, cats, None, ours, ci, offset=(n - 0.5) * 0.2, color=f"C{n}",
+                          label=f"{label},")  # fmt: skip
+        ax.axhline(slide, color="black", lw=0.8, ls="--", label="slide: RCP")
+        ax.set_xlabel("join spread X (s): starts uniform in [30 s, 30 s + X], 10 seeds")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, axis="y", lw=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle("xcc-abrupt: the surge against how the ten flows join (dots: mean, 95 % CI)")
+    fig.tight_layout()
+    names = [q.name for q in save_figure(fig, tmp, "join-spread")]
+    plt.close(fig)
+    return names
 
 
 def _input_figure(tmp: Path, results: dict, scale: float) -> list[str]:
