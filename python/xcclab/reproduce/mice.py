@@ -276,6 +276,8 @@ def run_mice(
                 )
         figures = _figures(tmp, experiment, results, measured, scale)
         seeded = {} if quick else run_seeded(experiment, k, rate, log)
+        if seeded:
+            figures += _seeded_figure(tmp, experiment, seeded, k, rate)
         write_metrics(
             tmp,
             experiment,
@@ -414,6 +416,46 @@ def _figures(tmp: Path, experiment: str, results: dict, measured: dict, scale: f
     written = [p.name for p in save_figure(fig, tmp, "cdf-elephant-queue")]
     plt.close(fig)
     return written
+
+
+#: The seeded quantities drawn by :func:`_seeded_figure`: key, scale, axis label.
+_SEEDED_PANELS = (
+    ("share_within_135ms", 100.0, "responses within 135 ms (%)"),
+    ("p95_response_s", 1e3, "95th percentile of response time (ms)"),
+    ("queue_before_pkts", 1.0, "queue before the mice (packets)"),
+)
+
+
+def _seeded_figure(tmp: Path, experiment: str, seeded: dict, k: int, rate: str) -> list[str]:
+    """The seeded cells: each stack's mean over seeds with its 95 % interval, per arrival
+    window of the K requests; seed 001's shares within 135 ms (K = 200 at 10 Mbit/s only) as
+    lines."""
+    from ..figures import paper_vs_ours
+    from ..figures import pyplot as _pyplot
+
+    plt = _pyplot()
+    windows = [f"{w:g}s" for w in SEEDED_WINDOWS_S]
+    cats = [f"{w:g} s" + (" (main)" if n == 0 else "") for n, w in enumerate(SEEDED_WINDOWS_S)]
+    fig, axes = plt.subplots(1, len(_SEEDED_PANELS), figsize=(13, 3.6))
+    for ax, (key, scale, ylabel) in zip(axes, _SEEDED_PANELS):
+        for n, stack in enumerate(SENSITIVITY_STACKS):
+            cells = [seeded[f"{stack}@{w}"][key] for w in windows]
+            ours = [c["mean"] * scale for c in cells]
+            ci = [tuple(v * scale for v in c["ci95"]) for c in cells]
+            paper_vs_ours(ax, cats, None, ours, ci, offset=(n - 0.5) * 0.2, color=f"C{n}",
+                          label=f"{stack},")  # fmt: skip
+            if key == "share_within_135ms" and k == 200 and rate == "10Mbps":
+                ax.axhline(100 * PAPER_SHARE_200[stack], color=f"C{n}", lw=0.8, ls="--",
+                           label=f"{stack}, paper")  # fmt: skip
+        ax.set_xlabel(f"arrival window of the {k} requests")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, axis="y", lw=0.3)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(f"{experiment}: {len(SEEDS)} seeds per cell (dots: mean, 95 % CI)")
+    fig.tight_layout()
+    names = [q.name for q in save_figure(fig, tmp, "seeded")]
+    plt.close(fig)
+    return names
 
 
 def _report(
