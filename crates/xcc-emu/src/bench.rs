@@ -189,6 +189,8 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
         "tun_offload": r.offload,
         "router_cpu": r.cpu,
         "router_cpu_share": r.cpu_ns as f64 / (r.wall_ns as f64).max(1.0),
+        "gro_writes": r.coalesce.as_ref().map_or(0, |c| c.merged_writes),
+        "gro_segments": r.coalesce.as_ref().map_or(0, |c| c.merged_segments),
         "router_busy_share": r.busy_iterations as f64 / (r.iterations as f64).max(1.0),
         "super_packets": st.super_packets,
         "bad_offload": st.bad_offload,

@@ -9,7 +9,9 @@
 //! - [`carrier`]: where a packet carries its congestion header (the pluggable classification).
 //! - [`link`]: one link direction in virtual time.
 //! - [`fabric`]: the router without I/O (classify, route, links, rewrites).
-//! - [`router`]: the router with I/O (TUN devices, epoll, timerfd).
+//! - [`router`]: the router with I/O (TUN devices, epoll).
+//! - [`vnet`], [`gso`], [`gro`]: TUN offloads: the `virtio_net_hdr`, super-packets cut into
+//!   segments on the way in, segments due together merged on the way out.
 //! - [`netns`]: namespaces, their devices and their cleanup.
 //! - [`preflight`]: what a run checks before touching anything.
 //! - [`cli`]: the `xcc-emu` command line (also `python -m xcclab._router`).
@@ -24,6 +26,7 @@ pub mod cbr;
 pub mod checksum;
 pub mod cli;
 pub mod fabric;
+pub mod gro;
 pub mod gso;
 pub mod ipv4;
 pub mod link;

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use xcc_core::Time;
 
 use crate::fabric::{Fabric, BUF_LEN};
+use crate::gro::Coalescer;
 use crate::gso::Split;
 use crate::sys::{self, Epoll, TimerFd};
 use crate::vnet::{self, VnetHdr};
@@ -48,6 +49,9 @@ pub struct Router {
     /// CPU time the loop used and the wall time it ran (nanoseconds), for its CPU share.
     pub cpu_ns: u64,
     pub wall_ns: u64,
+    /// Segments due together merged into super-packets on the way out ([`crate::gro`]; with
+    /// offloads, unless `XCC_EMU_GRO=0`).
+    pub coalesce: Option<Coalescer>,
     /// Loop iterations, and those in busy mode ([`Busy`]).
     pub iterations: u64,
     pub busy_iterations: u64,
@@ -149,6 +153,7 @@ impl Router {
             wall_ns: 0,
             iterations: 0,
             busy_iterations: 0,
+            coalesce: (offload && std::env::var("XCC_EMU_GRO").map_or(true, |v| v != "0")).then(Coalescer::new),
         })
     }
 
@@ -272,7 +277,20 @@ impl Router {
     fn deliver_due(&mut self, now: Time) {
         let tuns = &self.tuns;
         let plain = VnetHdr::default().to_bytes();
-        if self.offload {
+        if let Some(co) = self.coalesce.as_mut() {
+            let mut write =
+                |h: usize, v: &VnetHdr, b: &[u8]| sys::write_packet_vnet(tuns[h].as_raw_fd(), &v.to_bytes(), b);
+            let failed = co.failed;
+            self.fabric.run_due(now, &mut |h, b| {
+                co.push(h, b, &mut write);
+                true
+            });
+            co.flush(&mut write);
+            // Refused writes are only known once written: moved from forwarded to failures.
+            let refused = co.failed - failed;
+            self.fabric.stats.forwarded -= refused;
+            self.fabric.stats.write_failures += refused;
+        } else if self.offload {
             self.fabric.run_due(now, &mut |h, b| sys::write_packet_vnet(tuns[h].as_raw_fd(), &plain, b));
         } else {
             self.fabric.run_due(now, &mut |h, b| sys::write_packet(tuns[h].as_raw_fd(), b));

@@ -448,6 +448,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // CAP_SYS_NICE or an RLIMIT_RTPRIO; then other work on the machine can delay them).
     json["stats"]["router_realtime"] = json!(router.realtime);
     json["stats"]["tun_offload"] = json!(router.offload);
+    json["stats"]["gro_writes"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_writes));
+    json["stats"]["gro_segments"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_segments));
     json["stats"]["hosts_realtime"] = json!(hosts_realtime);
     json["stats"]["keep_awake"] = json!(keep_awake_method);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
