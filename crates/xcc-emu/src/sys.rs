@@ -159,6 +159,7 @@ const IFF_VNET_HDR: libc::c_short = 0x4000;
 const TUN_F_CSUM: libc::c_uint = 0x01;
 const TUN_F_TSO4: libc::c_uint = 0x02;
 const TUN_F_USO4: libc::c_uint = 0x20;
+const TUN_F_USO6: libc::c_uint = 0x40;
 
 /// Opens (or attaches to) TUN device `name` in the current namespace: `IFF_TUN | IFF_NO_PI`,
 /// non-blocking.
@@ -170,7 +171,8 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
 /// see [`crate::vnet`]) and the device takes checksum and segmentation offloads
 /// (`TUNSETOFFLOAD`): the hosts' kernels hand over TCP super-packets (`TUN_F_TSO4`) and, where
 /// the kernel knows it (Linux 6.2), `UDP_SEGMENT` ones (`TUN_F_USO4`), with transport
-/// checksums left partial (`TUN_F_CSUM`). IPv6 is off in the namespaces, so no TSO6.
+/// checksums left partial (`TUN_F_CSUM`). IPv6 is off in the namespaces, so no TSO6 (USO6
+/// only because the kernel takes USO4 with it alone).
 pub fn open_tun_with(name: &str, offload: bool) -> io::Result<OwnedFd> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad interface name {name:?}")));
@@ -193,7 +195,8 @@ pub fn open_tun_with(name: &str, offload: bool) -> io::Result<OwnedFd> {
             // SAFETY: TUNSETOFFLOAD takes the flags as its integer argument.
             cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETOFFLOAD as _, f as libc::c_ulong) })
         };
-        set(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_USO4)
+        // The kernel turns UDP segmentation on only with both USO flags (`tun_set_offload`).
+        set(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_USO4 | TUN_F_USO6)
             .or_else(|_| set(TUN_F_CSUM | TUN_F_TSO4))
             .map_err(|e| io::Error::new(e.kind(), format!("TUNSETOFFLOAD {name}: {e}")))?;
     }
