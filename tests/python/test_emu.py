@@ -191,7 +191,9 @@ def test_bench_emu_measures_the_router(capsys):
         assert run["rate_mbps"] == 100 and run["forwarded_packets"] > 0
         assert abs(run["rate_error"]) < 0.05, run
         assert run["load_average_before"] and run["cpu_busy"], run
-    assert 0.5 * 100 < tcp["goodput_mbps"] <= 100, tcp
+    # Goodput counts what the receivers read in the window, in bursts of up to 256 KiB: over
+    # a second it can exceed the link's rate by a little.
+    assert 0.5 * 100 < tcp["goodput_mbps"] < 1.05 * 100, tcp
     med_tcp, med_udp = doc["medians"]
     assert med_tcp["targets_checked"] and not med_udp["targets_checked"]
     assert med_tcp["meets_rate_target"] in (True, False) and med_udp["meets_rate_target"] is None
