@@ -1,6 +1,6 @@
-//! Coalescing on the way out: consecutive TCP segments of one flow that leave the router in
-//! the same pass (all due by the same instant) are written to the receiving host's TUN as one
-//! super-packet, as wireguard-go's and tailscale's TUN writers do.
+//! Coalescing on the way out: consecutive TCP segments (or UDP datagrams) of one flow that
+//! leave the router in the same pass (all due by the same instant) are written to the
+//! receiving host's TUN as one super-packet, as wireguard-go's and tailscale's TUN writers do.
 //!
 //! Why: the receiving kernel's cost is per packet it is handed (an allocation, the IP and TCP
 //! receive path, an ACK every other segment), and at 1 Gbit/s and more that cost, paid on the
@@ -13,16 +13,22 @@
 //! own GRO would merge (`tcp_gro_receive`): the same addresses, ports, TOS byte (so a CE-marked
 //! segment is never merged with an unmarked one), ACK number and options, consecutive sequence
 //! numbers, every segment but the last of the full segment size, plain ACK flags (PSH allowed
-//! on the last). Anything else is written on its own, as it was.
+//! on the last). UDP datagrams are merged as `UDP_SEGMENT` sends them (`GSO_UDP_L4`): same
+//! addresses, ports and TOS byte, every datagram but the last of the first one's size; the
+//! receiving kernel cuts them back into the very datagrams (payload bytes untouched, so
+//! xcclab's per-datagram shim, already rewritten, arrives as written) unless the socket asked
+//! for UDP GRO. Anything else is written on its own, as it was.
 
 use crate::checksum;
-use crate::ipv4::PROTO_TCP;
+use crate::ipv4::{PROTO_TCP, PROTO_UDP};
 use crate::vnet::{self, VnetHdr};
 
 /// Largest super-packet written (an IPv4 total length).
 const MAX_LEN: usize = 65_535;
 const TCP_ACK: u8 = 0x10;
 const TCP_PSH: u8 = 0x08;
+/// Most datagrams in one UDP super-packet (the kernel's `UDP_MAX_SEGMENTS` is 128; older 64).
+const UDP_MAX_SEGS: usize = 64;
 
 /// Writes `(host, vnet header, bytes)` to a host's TUN; false if the kernel refused it.
 pub type Write<'a> = dyn FnMut(usize, &VnetHdr, &[u8]) -> bool + 'a;
@@ -34,6 +40,8 @@ pub struct Coalescer {
     host: usize,
     /// Segments in `buf` (0: nothing pending).
     segs: usize,
+    /// Whether `buf` holds UDP datagrams (else TCP segments).
+    udp: bool,
     ip_len: usize,
     tcp_len: usize,
     /// Payload bytes of the first segment (the super-packet's `gso_size`).
@@ -61,6 +69,7 @@ impl Coalescer {
             len: 0,
             host: 0,
             segs: 0,
+            udp: false,
             ip_len: 0,
             tcp_len: 0,
             mss: 0,
@@ -81,24 +90,26 @@ impl Coalescer {
             return;
         }
         self.flush(write);
-        match tcp_data(pkt) {
-            Some((ip_len, tcp_len, flags)) if flags == TCP_ACK => {
-                self.buf[..pkt.len()].copy_from_slice(pkt);
-                self.len = pkt.len();
-                self.host = host;
-                self.segs = 1;
-                self.ip_len = ip_len;
-                self.tcp_len = tcp_len;
-                self.mss = pkt.len() - ip_len - tcp_len;
-                self.next_seq = seq(&pkt[ip_len..]).wrapping_add(self.mss as u32);
-                self.open = true;
-            }
-            _ => {
-                if !write(host, &VnetHdr::default(), pkt) {
-                    self.failed += 1;
-                }
-            }
+        if let Some((ip_len, tcp_len, TCP_ACK)) = tcp_data(pkt) {
+            self.start(host, pkt, ip_len, tcp_len, false);
+            self.next_seq = seq(&pkt[ip_len..]).wrapping_add(self.mss as u32);
+        } else if udp_data(pkt) {
+            self.start(host, pkt, 20, 8, true);
+        } else if !write(host, &VnetHdr::default(), pkt) {
+            self.failed += 1;
         }
+    }
+
+    fn start(&mut self, host: usize, pkt: &[u8], ip_len: usize, l4_len: usize, udp: bool) {
+        self.buf[..pkt.len()].copy_from_slice(pkt);
+        self.len = pkt.len();
+        self.host = host;
+        self.segs = 1;
+        self.udp = udp;
+        self.ip_len = ip_len;
+        self.tcp_len = l4_len;
+        self.mss = pkt.len() - ip_len - l4_len;
+        self.open = true;
     }
 
     /// Writes the pending super-packet (or single segment), if any.
@@ -120,19 +131,26 @@ impl Coalescer {
         b[10..12].copy_from_slice(&[0, 0]);
         let c = checksum::checksum(&b[..ip_len]);
         b[10..12].copy_from_slice(&c.to_be_bytes());
-        // The TCP checksum is left to the receiving kernel, as a sending kernel leaves it to its
-        // NIC: the field holds the pseudo-header sum (RFC 793), `F_NEEDS_CSUM` says so.
+        // The transport checksum is left to the receiving kernel, as a sending kernel leaves it
+        // to its NIC: the field holds the pseudo-header sum (RFC 793, 768) over the whole
+        // length, `F_NEEDS_CSUM` says so.
         let l4 = (len - ip_len) as u32;
-        let pseudo = checksum::sum(&b[12..20], 0) + PROTO_TCP as u32 + l4;
+        let (proto, check_at, gso_type) = if self.udp {
+            b[ip_len + 4..ip_len + 6].copy_from_slice(&(l4 as u16).to_be_bytes());
+            (PROTO_UDP, 6, vnet::GSO_UDP_L4)
+        } else {
+            (PROTO_TCP, 16, vnet::GSO_TCPV4)
+        };
+        let pseudo = checksum::sum(&b[12..20], 0) + proto as u32 + l4;
         let folded = !checksum::finish(pseudo);
-        b[ip_len + 16..ip_len + 18].copy_from_slice(&folded.to_be_bytes());
+        b[ip_len + check_at..ip_len + check_at + 2].copy_from_slice(&folded.to_be_bytes());
         let h = VnetHdr {
             flags: vnet::F_NEEDS_CSUM,
-            gso_type: vnet::GSO_TCPV4,
+            gso_type,
             hdr_len: (ip_len + tcp_len) as u16,
             gso_size: self.mss as u16,
             csum_start: ip_len as u16,
-            csum_offset: 16,
+            csum_offset: check_at as u16,
         };
         if write(host, &h, b) {
             self.merged_writes += 1;
@@ -143,6 +161,19 @@ impl Coalescer {
     }
 
     fn joins(&self, host: usize, pkt: &[u8]) -> bool {
+        if self.udp {
+            let p = &self.buf[..self.len];
+            let payload = pkt.len().saturating_sub(28);
+            return self.open
+                && host == self.host
+                && udp_data(pkt)
+                && payload <= self.mss
+                && self.segs < UDP_MAX_SEGS
+                && self.len + payload <= MAX_LEN
+                && pkt[..2] == p[..2]
+                && pkt[6..10] == p[6..10]
+                && pkt[12..24] == p[12..24];
+        }
         let Some((ip_len, tcp_len, flags)) = tcp_data(pkt) else { return false };
         let p = &self.buf[..self.len];
         let payload = pkt.len() - ip_len - tcp_len;
@@ -169,6 +200,10 @@ impl Coalescer {
         self.buf[self.len..self.len + payload.len()].copy_from_slice(payload);
         self.len += payload.len();
         self.segs += 1;
+        if self.udp {
+            self.open = payload.len() == self.mss;
+            return;
+        }
         self.next_seq = self.next_seq.wrapping_add(payload.len() as u32);
         // The latest flags (PSH) and window stand for the whole, as in Linux's GRO.
         self.buf[ip_len + 13] = pkt[ip_len + 13];
@@ -193,6 +228,18 @@ fn tcp_data(pkt: &[u8]) -> Option<(usize, usize, u8)> {
         return None;
     }
     Some((ip_len, tcp_len, pkt[ip_len + 13]))
+}
+
+/// Whether `pkt` is a UDP/IPv4 datagram with a payload and a checksum, no IP options and no
+/// fragmentation, its lengths consistent.
+fn udp_data(pkt: &[u8]) -> bool {
+    pkt.len() > 28
+        && pkt[0] == 0x45
+        && pkt[9] == PROTO_UDP
+        && u16::from_be_bytes([pkt[6], pkt[7]]) & 0x3FFF == 0
+        && u16::from_be_bytes([pkt[2], pkt[3]]) as usize == pkt.len()
+        && u16::from_be_bytes([pkt[24], pkt[25]]) as usize == pkt.len() - 20
+        && pkt[26..28] != [0, 0]
 }
 
 fn seq(tcp: &[u8]) -> u32 {
@@ -265,6 +312,17 @@ mod tests {
         checksum::finish(checksum::sum(&b[20..], pseudo)) == 0
     }
 
+    /// [`finished_checksum_ok`] for TCP or UDP (`csum_offset` 16 or 6).
+    fn finished_checksum_ok_any(h: &VnetHdr, b: &[u8]) -> bool {
+        let mut b = b.to_vec();
+        let start = h.csum_start as usize;
+        let at = start + h.csum_offset as usize;
+        let c = checksum::checksum(&b[start..]);
+        b[at..at + 2].copy_from_slice(&c.to_be_bytes());
+        let pseudo = checksum::sum(&b[12..20], 0) + b[9] as u32 + (b.len() - 20) as u32;
+        checksum::finish(checksum::sum(&b[20..], pseudo)) == 0
+    }
+
     /// ```text
     ///   seg 0 (1448) ┐
     ///   seg 1 (1448) ├─► one write: TCPv4 super-packet, gso_size 1448, 4000 payload bytes
@@ -303,6 +361,68 @@ mod tests {
         assert_eq!(out.len(), 2, "the dropped segment splits the run");
         let back = [segs[1].clone(), segs[0].clone()];
         assert_eq!(run(&back).len(), 2);
+    }
+
+    /// Cutting a merged super-packet again (as the receiving kernel does) gives back the very
+    /// packets that were merged, TCP segments and UDP datagrams alike.
+    #[test]
+    fn merged_super_packets_cut_back_into_the_same_packets() {
+        let tcp = segments(1448 * 3 + 500, TCP_ACK, 42);
+        let payload: Vec<u8> = (0..3300u32).map(|i| (i * 29 + 1) as u8).collect();
+        let big = ipv4::tests::udp_packet([10, 0, 0, 1], [10, 0, 0, 2], 9870, 40001, &payload, 0x02);
+        let h = VnetHdr { gso_type: vnet::GSO_UDP_L4, gso_size: 1400, ..VnetHdr::default() };
+        let s = Split::new(&h, &big, 2048).unwrap();
+        let udp: Vec<Vec<u8>> = (0..s.count())
+            .map(|i| {
+                let mut out = vec![0u8; 2048];
+                let n = s.write(&big, i, &mut out);
+                out.truncate(n);
+                out
+            })
+            .collect();
+        for packets in [tcp, udp] {
+            let out = run(&packets);
+            assert_eq!(out.len(), 1);
+            let (h, b) = &out[0];
+            assert!(finished_checksum_ok_any(h, b));
+            let s = Split::new(h, b, 2048).unwrap();
+            let again: Vec<Vec<u8>> = (0..s.count())
+                .map(|i| {
+                    let mut o = vec![0u8; 2048];
+                    let n = s.write(b, i, &mut o);
+                    o.truncate(n);
+                    o
+                })
+                .collect();
+            assert_eq!(again, packets);
+        }
+    }
+
+    /// UDP datagrams of different sizes (but the last), or with different TOS bytes, are not
+    /// merged.
+    #[test]
+    fn udp_merges_only_equal_datagrams() {
+        let a = ipv4::tests::udp_packet([10, 0, 0, 1], [10, 0, 0, 2], 9870, 1, &[1u8; 100], 0);
+        let b = ipv4::tests::udp_packet([10, 0, 0, 1], [10, 0, 0, 2], 9870, 1, &[2u8; 100], 0);
+        let c = ipv4::tests::udp_packet([10, 0, 0, 1], [10, 0, 0, 2], 9870, 1, &[3u8; 60], 0);
+        let ce = ipv4::tests::udp_packet([10, 0, 0, 1], [10, 0, 0, 2], 9870, 1, &[4u8; 100], 3);
+        let with_sum = |mut p: Vec<u8>| {
+            let pseudo = checksum::sum(&p[12..20], 0) + 17 + (p.len() - 20) as u32;
+            let c = checksum::finish(checksum::sum(&p[20..], pseudo));
+            p[26..28].copy_from_slice(&c.to_be_bytes());
+            p
+        };
+        let (a, b, c, ce) = (with_sum(a), with_sum(b), with_sum(c), with_sum(ce));
+        let out = run(&[a.clone(), b.clone(), c.clone(), a.clone()]);
+        assert_eq!(out.len(), 2, "a+b+c merged (c the shorter last), then a alone");
+        assert_eq!(out[0].0.gso_type, vnet::GSO_UDP_L4);
+        assert_eq!(out[0].1.len(), 28 + 260);
+        assert_eq!(out[1].1, a);
+        assert_eq!(run(&[a.clone(), ce.clone()]).len(), 2, "CE never merged with not-CE");
+        assert_eq!(run(&[c.clone(), a.clone()]).len(), 2, "a short datagram ends the run");
+        let mut no_sum = a.clone();
+        no_sum[26..28].copy_from_slice(&[0, 0]);
+        assert_eq!(run(&[no_sum.clone(), no_sum.clone()]).len(), 2, "checksum 0 (none): untouched");
     }
 
     /// Different flows, ACK-only packets and SYN/FIN segments are written as they came.

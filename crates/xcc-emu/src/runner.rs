@@ -448,6 +448,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // CAP_SYS_NICE or an RLIMIT_RTPRIO; then other work on the machine can delay them).
     json["stats"]["router_realtime"] = json!(router.realtime);
     json["stats"]["tun_offload"] = json!(router.offload);
+    // The router thread's share of a CPU: near 0.95 the kernel's real-time throttling stalls it.
+    json["stats"]["router_cpu_share"] = json!(router.cpu_ns as f64 / (router.wall_ns as f64).max(1.0));
     json["stats"]["gro_writes"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_writes));
     json["stats"]["gro_segments"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_segments));
     json["stats"]["hosts_realtime"] = json!(hosts_realtime);
