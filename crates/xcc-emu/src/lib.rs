@@ -17,6 +17,8 @@
 //! - [`cli`]: the `xcc-emu` command line (also `python -m xcclab._router`).
 //! - [`plan`]: a resolved scenario turned into namespaces, ports, links and routes.
 //! - [`apps`]: traffic written in the project (TCP bulk, UDP echo).
+//! - [`udp_transport`]: xcclab's transport over UDP on real sockets; [`send_batch`]: its
+//!   datagrams due together sent with one system call.
 //! - [`sys`]: the system calls.
 
 pub mod apps;
@@ -35,6 +37,7 @@ pub mod plan;
 pub mod preflight;
 pub mod router;
 pub mod runner;
+pub mod send_batch;
 pub mod sys;
 pub mod udp_transport;
 pub mod vnet;
