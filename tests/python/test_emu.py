@@ -205,8 +205,9 @@ def test_bench_emu_measures_the_router(capsys):
 
 
 def test_fidelity_warnings_name_what_made_a_run_less_faithful():
-    """A quiet run gives no warning; refused real-time priority, a late router, a stalled host
-    and idle CPUs each give one, naming the figure."""
+    """A quiet run gives no warning; refused real-time priority, a late router, a stalled host,
+    idle CPUs, a stalled router and a router near the real-time limit each give one, naming
+    the figure."""
     from xcclab.emu import fidelity_warnings
 
     quiet = {
@@ -215,6 +216,8 @@ def test_fidelity_warnings_name_what_made_a_run_less_faithful():
         "lateness_p99_us": 40,
         "host_wake_late_max_us": 50,
         "keep_awake": "cpu_dma_latency",
+        "lateness_max_us": 900,
+        "router_cpu_share": 0.6,
     }
     assert fidelity_warnings(quiet) == []
     assert fidelity_warnings({**quiet, "hosts_realtime": None}) == []  # no UDP flows
@@ -224,11 +227,14 @@ def test_fidelity_warnings_name_what_made_a_run_less_faithful():
         "lateness_p99_us": 2246,
         "host_wake_late_max_us": 35_000,
         "keep_awake": "off",
+        "lateness_max_us": 52_285,
+        "router_cpu_share": 0.93,
     }
     w = fidelity_warnings(noisy)
-    assert len(w) == 5, w
+    assert len(w) == 7, w
     assert "router ran without real-time priority" in w[0] and "CAP_SYS_NICE" in w[0]
     assert "2246 µs" in w[2] and "35.0 ms late" in w[3] and "XCC_EMU_KEEP_AWAKE=0" in w[4]
+    assert "52.3 ms late" in w[5] and "93 %" in w[6]
 
 
 # Every link's utilisation, reverse links too, within 2 % (issue 19): the UDP transport's
