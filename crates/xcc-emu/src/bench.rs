@@ -327,6 +327,7 @@ fn tcp_load(hosts: &[netns::HostNs], seconds: f64) -> io::Result<Load> {
             // busy with other work.
             if apps_rt {
                 sys::realtime_priority(30);
+                crate::router::keep_off_router_cpu();
             }
             let mut buf = vec![0u8; 256 * 1024];
             while let Ok(n) = r.read(&mut buf) {
@@ -341,6 +342,7 @@ fn tcp_load(hosts: &[netns::HostNs], seconds: f64) -> io::Result<Load> {
         senders.push(thread::spawn(move || {
             if apps_rt {
                 sys::realtime_priority(30);
+                crate::router::keep_off_router_cpu();
             }
             let mut s = s;
             let chunk = vec![0x5Au8; 256 * 1024];

@@ -57,6 +57,26 @@ pub struct Router {
     pub busy_iterations: u64,
 }
 
+/// The CPU a router pins itself to: the last one, when there are several (at most 64) and
+/// `XCC_EMU_RPS` is not 0; the hosts' receive processing and real-time threads keep to the
+/// others ([`keep_off_router_cpu`]).
+pub fn router_cpu() -> Option<usize> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let steer = cpus > 1 && cpus <= 64 && std::env::var("XCC_EMU_RPS").map_or(true, |v| v != "0");
+    steer.then_some(cpus - 1)
+}
+
+/// Keeps the calling thread off the router's CPU ([`router_cpu`]). For the hosts' real-time
+/// threads (the transport, the bench's applications): the kernel's real-time limit (95 % of
+/// each second) is per CPU, and a host thread sharing the router's CPU pushed the two over it:
+/// the router was stopped for 50 ms.
+pub fn keep_off_router_cpu() {
+    if let Some(c) = router_cpu() {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        sys::pin_to_cpus((0..cpus).filter(|&k| k != c));
+    }
+}
+
 /// Whether routers open their TUN devices with offloads (`IFF_VNET_HDR`, TSO, checksum): yes
 /// unless `XCC_EMU_OFFLOAD=0` (docs/emu.md has the measurements of both).
 pub fn offload_default() -> bool {
@@ -71,9 +91,10 @@ const SPIN_NS: u64 = 10_000;
 /// Default shortest sleep of a busy loop: at 1 Gbit/s of TCP (a delivery or an ACK every
 /// 8 µs) one wake-up per event kept the loop running 92 % of the time, and a real-time thread
 /// that runs more than 95 % of a second is stopped for the rest of it (`sched_rt_runtime_us`):
-/// 50 ms without forwarding, -4 % of rate. 20 µs measured: rate error under 0.05 %, p99 delay
-/// error 110-150 µs (docs/emu.md).
-const MIN_SLEEP_NS: u64 = 20_000;
+/// 50 ms without forwarding, -4 % of rate. Measured at 10, 20 and 40 µs (docs/emu.md): 10 µs
+/// gave the shortest tail (p99 delay error 64-68 µs at 1 Gbit/s against 100-160) and no more
+/// stalls than 20 µs.
+const MIN_SLEEP_NS: u64 = 10_000;
 
 /// Whether the loop is busy: the share of a CPU it used over the last few milliseconds, with
 /// some hysteresis. A quiet loop polls near its deadlines (exact to a microsecond or two); a
@@ -120,9 +141,8 @@ impl Router {
             tuns.push(fd);
         }
         // The router keeps the last CPU; the hosts' receive processing goes to the others.
+        let cpu = router_cpu();
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let steer = cpus > 1 && cpus <= 64 && std::env::var("XCC_EMU_RPS").map_or(true, |v| v != "0");
-        let cpu = steer.then_some(cpus - 1);
         if let Some(c) = cpu {
             let others = ((1u128 << cpus) - 1) as u64 & !(1u64 << c);
             for a in attach {

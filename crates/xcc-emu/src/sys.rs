@@ -328,13 +328,20 @@ pub fn realtime_priority(priority: i32) -> bool {
 
 /// Pins the calling thread to CPU `cpu` (best effort; false if refused).
 pub fn pin_to_cpu(cpu: usize) -> bool {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET stays within it for cpu < 1024.
+    pin_to_cpus([cpu])
+}
+
+/// Lets the calling thread run on the CPUs of `cpus` only (best effort; false if refused).
+pub fn pin_to_cpus(cpus: impl IntoIterator<Item = usize>) -> bool {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET stays within it (checked).
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
-            return false;
+        for cpu in cpus {
+            if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+                return false;
+            }
+            libc::CPU_SET(cpu, &mut set);
         }
-        libc::CPU_SET(cpu, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
 }
