@@ -242,8 +242,6 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
     sys::minimal_timer_slack();
     let realtime = sys::realtime_priority(40);
-    // Off the router's CPU: two real-time threads on one CPU can pass the kernel's limit.
-    crate::router::keep_off_router_cpu();
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
     let mut rbuf = vec![0u8; 2048];
