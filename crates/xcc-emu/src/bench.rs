@@ -266,9 +266,6 @@ fn udp_load(hosts: &[netns::HostNs], rate_mbps: u64, seconds: f64) -> io::Result
     // The offered load must not be what limits the measurement: the sender gets real-time
     // priority too (below the router's), or on a busy machine it cannot fill the link.
     let sender_rt = sys::realtime_priority(30);
-    if sender_rt {
-        crate::router::keep_off_router_cpu();
-    }
     let gap_ns = 1500.0 * 8.0 / (rate_mbps as f64 * 1e6 * 1.05) * 1e9;
     // Sleeping between bursts (absolute deadlines): a spinning sender would compete with the
     // router for the two cores.
@@ -291,8 +288,6 @@ fn udp_load(hosts: &[netns::HostNs], rate_mbps: u64, seconds: f64) -> io::Result
         let p = libc::sched_param { sched_priority: 0 };
         // SAFETY: pid 0 is the calling thread; valid sched_param.
         unsafe { libc::sched_setscheduler(0, libc::SCHED_OTHER, &p) };
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        sys::pin_to_cpus(0..cpus);
     }
     Ok(Load::Udp { sent, send_errors, sender_rt, gso })
 }
