@@ -10,7 +10,8 @@
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
-    xcc bench --emu [--rates 100,500] [--runs N]          real-packet router speed and accuracy
+    xcc bench --emu [--rates 1000,2500] [--modes tcp,udp] [--runs N]
+                                                          real-packet router speed and accuracy
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
@@ -237,12 +238,16 @@ def _bench_emu(args: argparse.Namespace) -> int:
     except ValueError:
         _err(f"bench: --rates {args.rates!r}: expected positive Mbit/s, comma-separated (100,500)")
         return EXIT_BAD_INPUT
+    modes = tuple(m for m in args.modes.split(",") if m)
+    if not modes or any(m not in bench_emu.MODES for m in modes):
+        _err(f"bench: --modes {args.modes!r}: expected tcp and/or udp, comma-separated")
+        return EXIT_BAD_INPUT
     reason = emu.check()
     if reason is not None:
         _err(f"bench --emu: {reason}")
         return EXIT_RUN_FAILED
     try:
-        runs = bench_emu.measure(rates, args.seconds, args.runs)
+        runs = bench_emu.measure(rates, args.seconds, args.runs, modes)
     except RuntimeError as exc:
         _err(f"bench --emu: {exc}")
         return EXIT_RUN_FAILED
@@ -544,7 +549,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead: the real-packet router's capacity and accuracy (root; docs/emu.md)",
     )
     p.add_argument(
-        "--rates", default="100,500", metavar="MBPS", help="with --emu: link rates (100,500)"
+        "--rates", default="1000,2500", metavar="MBPS", help="with --emu: link rates (1000,2500)"
+    )
+    p.add_argument(
+        "--modes",
+        default="tcp,udp",
+        metavar="LOADS",
+        help="with --emu: loads, Linux TCP and/or paced UDP (tcp,udp)",
     )
     p.add_argument(
         "--seconds", type=float, default=3.0, help="with --emu: seconds per run (default 3)"

@@ -225,6 +225,10 @@ def emulate(
 # delivery error is 5 % of a 20 ms RTT, and a 10 ms stall is a silence the link never had.
 LATENESS_P99_LIMIT_US = 1000
 HOST_STALL_LIMIT_US = 10_000
+ROUTER_STALL_LIMIT_US = 10_000
+# A real-time thread that runs more than 95 % of a second is stopped for the rest of it
+# (sched_rt_runtime_us): past 90 % the router is one busy moment from a 50 ms stall.
+ROUTER_CPU_SHARE_LIMIT = 0.9
 
 
 def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
@@ -250,5 +254,17 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
         out.append(
             "the CPUs were allowed to idle (XCC_EMU_KEEP_AWAKE=0): wake-ups may add hundreds "
             "of microseconds"
+        )
+    late = stats.get("lateness_max_us")
+    if late is not None and late > ROUTER_STALL_LIMIT_US:
+        out.append(
+            f"the router delivered a packet {late / 1000:.1f} ms late (a stall: real-time "
+            "throttling or no CPU)"
+        )
+    share = stats.get("router_cpu_share")
+    if share is not None and share > ROUTER_CPU_SHARE_LIMIT:
+        out.append(
+            f"the router used {100 * share:.0f} % of its CPU, near the kernel's 95 % limit "
+            "for real-time threads (beyond it the router stops for the rest of the second)"
         )
     return out

@@ -1,17 +1,28 @@
 //! The Internet checksum (RFC 1071) and its incremental update (RFC 1624), so a router that
 //! changes a few bytes fixes the IPv4 and UDP/TCP checksums without reading the whole packet.
 
-/// Ones'-complement sum of `data` as 16-bit big-endian words (an odd last byte is padded).
-pub fn sum(data: &[u8], mut acc: u32) -> u32 {
-    let mut chunks = data.chunks_exact(2);
+/// Ones'-complement sum of `data` as 16-bit big-endian words (an odd last byte is padded),
+/// added to `acc`; the result is folded to 16 bits. Eight bytes at a time: adding 32-bit words
+/// into a 64-bit accumulator and folding at the end gives the same sum (2^16 = 1 modulo
+/// 2^16 - 1), several times faster on the 1.5 KB segments the router checksums.
+pub fn sum(data: &[u8], acc: u32) -> u32 {
+    let mut wide = acc as u64;
+    let mut chunks = data.chunks_exact(8);
     for c in &mut chunks {
-        acc += u16::from_be_bytes([c[0], c[1]]) as u32;
-        acc = (acc & 0xFFFF) + (acc >> 16);
+        let w = u64::from_be_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        wide += (w >> 32) + (w & 0xFFFF_FFFF);
     }
-    if let [last] = chunks.remainder() {
-        acc += (*last as u32) << 8;
+    let mut pairs = chunks.remainder().chunks_exact(2);
+    for c in &mut pairs {
+        wide += u16::from_be_bytes([c[0], c[1]]) as u64;
     }
-    acc
+    if let [last] = pairs.remainder() {
+        wide += (*last as u64) << 8;
+    }
+    while wide > 0xFFFF {
+        wide = (wide & 0xFFFF) + (wide >> 16);
+    }
+    wide as u32
 }
 
 /// Folds a running sum to 16 bits and complements it.
@@ -80,5 +91,18 @@ mod tests {
             assert_eq!(inc, checksum(&data), "offset {off}");
         }
         assert_ne!(before, checksum(&data));
+    }
+
+    /// The eight-bytes-at-a-time sum equals the plain sum of 16-bit words, for every length.
+    #[test]
+    fn wide_sum_matches_word_sum() {
+        let data: Vec<u8> = (0..1501u32).map(|i| (i * 131 + 17) as u8).collect();
+        for n in [0, 1, 2, 7, 8, 9, 15, 16, 63, 1499, 1500, 1501] {
+            let mut acc = 0xFFFEu32;
+            for (k, &b) in data[..n].iter().enumerate() {
+                acc += if k % 2 == 0 { (b as u32) << 8 } else { b as u32 };
+            }
+            assert_eq!(finish(sum(&data[..n], 0xFFFE)), finish(acc), "length {n}");
+        }
     }
 }

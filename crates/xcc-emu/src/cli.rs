@@ -7,7 +7,7 @@
 //! xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel]
 //!                                                emulate; results as JSON (stdout or OUT);
 //!                                                kernel: MaxNet flows on Linux TCP (docs/kernel.md)
-//! xcc-emu bench [--seconds S] [--rates 100,500] [--repeat N]   router speed and accuracy (JSON)
+//! xcc-emu bench [--seconds S] [--rates 100,500] [--repeat N] [--modes tcp,udp]   router speed and accuracy (JSON)
 //! xcc-emu cleanup [--run PID]                    delete the namespaces of dead runs (or of run PID)
 //! xcc-emu stale                                  list the namespaces of dead runs
 //! xcc-emu check [SCENARIO [--stack udp|kernel]]  say whether this machine can run (the scenario)
@@ -172,12 +172,19 @@ fn bench_cmd(args: &[String]) -> Result<(), Failure> {
     let mut seconds = 3.0;
     let mut rates = vec![100u64, 500];
     let mut repeat = 3;
+    let mut modes = vec![bench::Mode::Tcp, bench::Mode::Udp];
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().ok_or(Failure::BadInput(format!("{a} needs a value")))?;
         match a.as_str() {
             "--seconds" => seconds = v.parse().map_err(|_| "--seconds needs a number")?,
             "--repeat" => repeat = v.parse().map_err(|_| "--repeat needs an integer")?,
+            "--modes" => {
+                modes = v
+                    .split(',')
+                    .map(|x| bench::Mode::parse(x).ok_or("--modes: tcp and/or udp, comma-separated"))
+                    .collect::<Result<_, _>>()?
+            }
             "--rates" => {
                 rates = v
                     .split(',')
@@ -190,13 +197,15 @@ fn bench_cmd(args: &[String]) -> Result<(), Failure> {
     router::install_stop_handlers();
     follow_parent()?;
     let mut runs = Vec::new();
-    for &r in &rates {
-        for _ in 0..repeat {
-            let m = bench::measure(r, seconds);
-            let _ = netns::cleanup(&netns::run_prefix());
-            let m = m.map_err(io_failure)?;
-            eprintln!("{m}");
-            runs.push(m);
+    for &mode in &modes {
+        for &r in &rates {
+            for _ in 0..repeat {
+                let m = bench::measure(mode, r, seconds);
+                let _ = netns::cleanup(&netns::run_prefix());
+                let m = m.map_err(io_failure)?;
+                eprintln!("{m}");
+                runs.push(m);
+            }
         }
     }
     println!("{}", serde_json::to_string_pretty(&runs).map_err(|e| e.to_string())?);
@@ -217,7 +226,7 @@ pub fn main(args: &[String]) -> i32 {
         Some("check") => check(&args[1..]),
         _ => Err(Failure::BadInput(
             "usage: xcc-emu run SCENARIO [--seed N] [--json OUT] [--stack udp|kernel] | bench [--seconds S] \
-             [--rates 100,500] [--repeat N] | cleanup [--run PID] | stale | check [SCENARIO [--stack S]]"
+             [--rates 100,500] [--repeat N] [--modes tcp,udp] | cleanup [--run PID] | stale | check [SCENARIO [--stack S]]"
                 .into(),
         )),
     };

@@ -48,6 +48,11 @@ pub struct FabricStats {
     pub lateness_us: Vec<u64>,
     /// The latest delivery, in microseconds (beyond the histogram's last bucket too).
     pub lateness_max_us: u64,
+    /// Super-packets read from TUN devices with offloads (each counted in `packets_read` as
+    /// the segments it was cut into, see [`crate::gso`]).
+    pub super_packets: u64,
+    /// Reads whose `virtio_net_hdr` the router could not turn into packets (dropped).
+    pub bad_offload: u64,
 }
 
 const LATENESS_BUCKETS: usize = 10_001;

@@ -9,12 +9,16 @@
 //! - [`carrier`]: where a packet carries its congestion header (the pluggable classification).
 //! - [`link`]: one link direction in virtual time.
 //! - [`fabric`]: the router without I/O (classify, route, links, rewrites).
-//! - [`router`]: the router with I/O (TUN devices, epoll, timerfd).
+//! - [`router`]: the router with I/O (TUN devices, epoll).
+//! - [`vnet`], [`gso`], [`gro`]: TUN offloads: the `virtio_net_hdr`, super-packets cut into
+//!   segments on the way in, segments due together merged on the way out.
 //! - [`netns`]: namespaces, their devices and their cleanup.
 //! - [`preflight`]: what a run checks before touching anything.
 //! - [`cli`]: the `xcc-emu` command line (also `python -m xcclab._router`).
 //! - [`plan`]: a resolved scenario turned into namespaces, ports, links and routes.
 //! - [`apps`]: traffic written in the project (TCP bulk, UDP echo).
+//! - [`udp_transport`]: xcclab's transport over UDP on real sockets; [`send_batch`]: its
+//!   datagrams due together sent with one system call.
 //! - [`sys`]: the system calls.
 
 pub mod apps;
@@ -24,6 +28,8 @@ pub mod cbr;
 pub mod checksum;
 pub mod cli;
 pub mod fabric;
+pub mod gro;
+pub mod gso;
 pub mod ipv4;
 pub mod link;
 pub mod netns;
@@ -31,5 +37,7 @@ pub mod plan;
 pub mod preflight;
 pub mod router;
 pub mod runner;
+pub mod send_batch;
 pub mod sys;
 pub mod udp_transport;
+pub mod vnet;

@@ -127,6 +127,23 @@ impl Drop for Topology {
     }
 }
 
+/// Steers the receive processing of packets written into `dev` of namespace `name` to the
+/// CPUs of `mask` (Receive Packet Steering, `rps_cpus` of its one receive queue). Without it,
+/// the receiving host's whole stack (IP, TCP, waking the reader, sending the ACK) runs inside
+/// the router's `write`, on the router's CPU. `rps_cpus` is only in sysfs, which shows the
+/// devices of the namespace it was mounted in: `ip netns exec` mounts the right one.
+pub fn steer_receive(name: &str, dev: &str, mask: u64) -> io::Result<()> {
+    let script = format!("echo {mask:x} > /sys/class/net/{dev}/queues/rx-0/rps_cpus");
+    let out = Command::new("ip")
+        .args(["netns", "exec", name, "sh", "-c", &script])
+        .output()
+        .map_err(|e| io::Error::new(e.kind(), format!("ip netns exec: {e}")))?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!("{script} in {name}: {}", String::from_utf8_lossy(&out.stderr).trim())));
+    }
+    Ok(())
+}
+
 /// Kills the processes still inside namespace `name` (all started by xcclab) and deletes it.
 pub fn delete_netns(name: &str) -> io::Result<()> {
     if let Ok(out) = Command::new("ip").args(["netns", "pids", name]).output() {

@@ -447,6 +447,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Whether the router and the hosts' transport ran at real-time priority (refused without
     // CAP_SYS_NICE or an RLIMIT_RTPRIO; then other work on the machine can delay them).
     json["stats"]["router_realtime"] = json!(router.realtime);
+    json["stats"]["tun_offload"] = json!(router.offload);
+    // The router thread's share of a CPU: near 0.95 the kernel's real-time throttling stalls it.
+    json["stats"]["router_cpu_share"] = json!(router.cpu_ns as f64 / (router.wall_ns as f64).max(1.0));
+    json["stats"]["gro_writes"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_writes));
+    json["stats"]["gro_segments"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_segments));
     json["stats"]["hosts_realtime"] = json!(hosts_realtime);
     json["stats"]["keep_awake"] = json!(keep_awake_method);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
@@ -656,6 +661,8 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
             "lateness_p50_us": st.lateness_quantile_us(0.5),
             "lateness_p99_us": st.lateness_quantile_us(0.99),
             "lateness_max_us": st.lateness_max_us,
+            "super_packets": st.super_packets,
+            "bad_offload": st.bad_offload,
             "hosts": plan.hosts.iter().map(|h| h.name.clone()).collect::<Vec<_>>(),
         },
     })

@@ -22,6 +22,14 @@ pub fn monotonic_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time the calling thread has used, in nanoseconds (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write into.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// Timer slack of this thread: 1 ns, so that epoll wake-ups are not rounded up by 50 µs.
 pub fn minimal_timer_slack() {
     // SAFETY: plain prctl with integer arguments.
@@ -45,6 +53,37 @@ impl Epoll {
         cvt(unsafe { libc::epoll_ctl(self.0.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut ev) })?;
         Ok(())
     }
+    /// Waits up to `timeout_ns` nanoseconds (0: poll) with `epoll_pwait2` (Linux 5.11); `None`
+    /// where the kernel does not have it. Why not a timerfd: the kernel arms the timeout only
+    /// when the call actually sleeps, where a timerfd is re-armed (a timer reprogramming, a
+    /// VM exit on a virtual machine) for every change of the next deadline, ready packets or
+    /// not.
+    pub fn wait_ns(&self, events: &mut [libc::epoll_event], timeout_ns: u64) -> Option<io::Result<usize>> {
+        let ts =
+            libc::timespec { tv_sec: (timeout_ns / 1_000_000_000) as _, tv_nsec: (timeout_ns % 1_000_000_000) as _ };
+        // SAFETY: valid epoll fd, event buffer of that length, timespec; no signal mask.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_epoll_pwait2,
+                self.0.as_raw_fd(),
+                events.as_mut_ptr(),
+                events.len() as libc::c_int,
+                &ts as *const libc::timespec,
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::ENOSYS) => None,
+                Some(libc::EINTR) => Some(Ok(0)),
+                _ => Some(Err(e)),
+            };
+        }
+        Some(Ok(n as usize))
+    }
+
     /// Waits up to `timeout_ms` (-1: forever, 0: poll); returns the tokens ready.
     pub fn wait(&self, events: &mut [libc::epoll_event], timeout_ms: i32) -> io::Result<usize> {
         // SAFETY: `events` is a valid buffer of that length.
@@ -113,12 +152,28 @@ pub fn enter_netns(path: &Path) -> io::Result<()> {
 }
 
 const TUNSETIFF: libc::c_ulong = 0x4004_54ca;
+const TUNSETOFFLOAD: libc::c_ulong = 0x4004_54d0;
 const IFF_TUN: libc::c_short = 0x0001;
 const IFF_NO_PI: libc::c_short = 0x1000;
+const IFF_VNET_HDR: libc::c_short = 0x4000;
+const TUN_F_CSUM: libc::c_uint = 0x01;
+const TUN_F_TSO4: libc::c_uint = 0x02;
+const TUN_F_USO4: libc::c_uint = 0x20;
+const TUN_F_USO6: libc::c_uint = 0x40;
 
 /// Opens (or attaches to) TUN device `name` in the current namespace: `IFF_TUN | IFF_NO_PI`,
 /// non-blocking.
 pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
+    open_tun_with(name, false)
+}
+
+/// [`open_tun`], and with `offload` every packet carries a `virtio_net_hdr` (`IFF_VNET_HDR`,
+/// see [`crate::vnet`]) and the device takes checksum and segmentation offloads
+/// (`TUNSETOFFLOAD`): the hosts' kernels hand over TCP super-packets (`TUN_F_TSO4`) and, where
+/// the kernel knows it (Linux 6.2), `UDP_SEGMENT` ones (`TUN_F_USO4`), with transport
+/// checksums left partial (`TUN_F_CSUM`). IPv6 is off in the namespaces, so no TSO6 (USO6
+/// only because the kernel takes USO4 with it alone).
+pub fn open_tun_with(name: &str, offload: bool) -> io::Result<OwnedFd> {
     if name.is_empty() || name.len() >= libc::IFNAMSIZ {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("bad interface name {name:?}")));
     }
@@ -130,10 +185,21 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
     // struct ifreq: 16 bytes of name, then the flags (a short) in the union.
     let mut ifr = [0u8; 40];
     ifr[..name.len()].copy_from_slice(name.as_bytes());
-    ifr[16..18].copy_from_slice(&(IFF_TUN | IFF_NO_PI).to_ne_bytes());
+    let flags = IFF_TUN | IFF_NO_PI | if offload { IFF_VNET_HDR } else { 0 };
+    ifr[16..18].copy_from_slice(&flags.to_ne_bytes());
     // SAFETY: TUNSETIFF reads and writes a struct ifreq, which `ifr` is large enough to hold.
     cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETIFF as _, ifr.as_mut_ptr()) })
         .map_err(|e| io::Error::new(e.kind(), format!("TUNSETIFF {name}: {e}")))?;
+    if offload {
+        let set = |f: libc::c_uint| {
+            // SAFETY: TUNSETOFFLOAD takes the flags as its integer argument.
+            cvt(unsafe { libc::ioctl(fd.as_raw_fd(), TUNSETOFFLOAD as _, f as libc::c_ulong) })
+        };
+        // The kernel turns UDP segmentation on only with both USO flags (`tun_set_offload`).
+        set(TUN_F_CSUM | TUN_F_TSO4 | TUN_F_USO4 | TUN_F_USO6)
+            .or_else(|_| set(TUN_F_CSUM | TUN_F_TSO4))
+            .map_err(|e| io::Error::new(e.kind(), format!("TUNSETOFFLOAD {name}: {e}")))?;
+    }
     Ok(fd)
 }
 
@@ -174,6 +240,18 @@ pub fn write_packet(fd: RawFd, buf: &[u8]) -> bool {
     // SAFETY: writing from a valid buffer of its length.
     let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
     n == buf.len() as isize
+}
+
+/// Writes one packet behind a `virtio_net_hdr` (`hdr`), without copying either; false if the
+/// kernel refused it.
+pub fn write_packet_vnet(fd: RawFd, hdr: &[u8], buf: &[u8]) -> bool {
+    let iov = [
+        libc::iovec { iov_base: hdr.as_ptr() as *mut _, iov_len: hdr.len() },
+        libc::iovec { iov_base: buf.as_ptr() as *mut _, iov_len: buf.len() },
+    ];
+    // SAFETY: two valid buffers the kernel only reads.
+    let n = unsafe { libc::writev(fd, iov.as_ptr(), 2) };
+    n == (hdr.len() + buf.len()) as isize
 }
 
 /// The fields of Linux's `struct tcp_info` the tests and apps read.
@@ -246,6 +324,26 @@ pub fn realtime_priority(priority: i32) -> bool {
     let p = libc::sched_param { sched_priority: priority };
     // SAFETY: pid 0 is the calling thread; valid sched_param.
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 }
+}
+
+/// Pins the calling thread to CPU `cpu` (best effort; false if refused).
+pub fn pin_to_cpu(cpu: usize) -> bool {
+    pin_to_cpus([cpu])
+}
+
+/// Lets the calling thread run on the CPUs of `cpus` only (best effort; false if refused).
+pub fn pin_to_cpus(cpus: impl IntoIterator<Item = usize>) -> bool {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET stays within it (checked).
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in cpus {
+            if cpu >= 8 * std::mem::size_of::<libc::cpu_set_t>() {
+                return false;
+            }
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
 }
 
 /// Sleeps until `CLOCK_MONOTONIC` reaches `at_ns` (returns at once if it has).
