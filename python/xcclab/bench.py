@@ -76,12 +76,22 @@ def _maxrss_mb(ru_maxrss: int) -> float:
     return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024
 
 
+def child_env(path: Path) -> dict[str, str] | None:
+    """Scale runs get transparent huge pages for the simulator's heap (glibc's malloc asks
+    for them): with a working set of gigabytes spread over 10^5-10^6 links and packets, nearly
+    every packet-hop misses the TLB on 4 KiB pages (docs/performance.md). Other runs keep the
+    environment they always had, so their figures stay comparable with the history."""
+    if not path.name.endswith(SCALE_SUFFIX):
+        return None
+    return {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+
+
 def measure_once(path: Path) -> dict[str, float]:
     """Run ``path`` once in a fresh child; return its figures."""
     cmd = [sys.executable, "-m", "xcclab._bench_worker", str(path)]
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=child_env(path))
         assert child.stdout is not None
         out = child.stdout.read()
         child.stdout.close()
