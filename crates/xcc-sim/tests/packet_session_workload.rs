@@ -135,3 +135,37 @@ fn bad_sessions_tables_name_the_field() {
     let e = error(&format!("{good}\n[[host]]\nname = \"a\"\n"));
     assert!(e.contains("bad.toml") && e.contains("host") && e.contains("[sessions]"), "{e}");
 }
+
+/// Churn and finite sessions: 150 arrivals in 0.2 s, 30 of them leaving in 0.3-0.4 s, the rest
+/// with Pareto sizes (mean 50 packets of 1000 B). A finite session completes (`fct_s`) when its
+/// last byte is delivered, exactly its size; a departing one stops at its drawn time.
+#[test]
+fn departures_and_finite_sessions() {
+    let sc = scenario(&topology(1, 3, 2, 3, 60), 150, 1.5, 0.5, 2).replace(
+        "{ count = 150, from_s = 0.0, to_s = 0.2 }] }",
+        "{ count = 150, from_s = 0.0, to_s = 0.2 }], departures = [{ count = 30, from_s = 0.3, to_s = 0.4 }], \
+         size = { mean_packets = 50.0, shape = 1.5, packet_bytes = 1000 } }",
+    );
+    let out = run(&sc);
+    let f = &out.flows;
+    let (size, delivered, sent) = (f.i64("size_bytes"), f.i64("bytes_delivered"), f.i64("bytes_sent"));
+    let (fct, stop) = (f.f64("fct_s"), f.f64("stop_s"));
+    assert_eq!(f.rows(), 150);
+    assert_eq!(stop.iter().filter(|s| s.is_finite()).count(), 30, "30 departures");
+    assert!(stop.iter().filter(|s| s.is_finite()).all(|s| (0.3..0.4).contains(s)));
+    let mut completed = 0;
+    for i in 0..f.rows() {
+        assert!(size[i] > 0 && size[i] % 1000 == 0, "whole packets");
+        assert!(sent[i] <= size[i] && delivered[i] <= sent[i]);
+        if fct[i].is_finite() {
+            completed += 1;
+            assert_eq!(delivered[i], size[i], "complete means every byte delivered");
+        } else {
+            assert!(delivered[i] < size[i] || stop[i].is_finite());
+        }
+    }
+    assert!(completed > 60, "{completed} of 150 completed");
+    // The samples count only sessions still present.
+    let present = out.session_samples.i64("present");
+    assert!(present.windows(2).all(|w| w[1] <= w[0]), "no arrivals after 0.2 s: {present:?}");
+}
