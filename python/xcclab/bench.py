@@ -35,6 +35,8 @@ METRICS = ("wall_s", "process_s", "sim_per_wall", "hops_per_s", "events_per_s", 
 
 
 SESSION_SUFFIX = ".session.json"
+# Scale runs of the packet engine (minutes each), run only when named like session experiments.
+SCALE_SUFFIX = ".scale.toml"
 
 
 def default_benchmark_dir() -> Path:
@@ -48,12 +50,17 @@ def default_benchmark_dir() -> Path:
 def find_scenarios(directory: Path, names: list[str] | None) -> list[Path]:
     if not directory.is_dir():
         raise ScenarioError(f"{directory}: no benchmark directory (use --dir)")
-    files = sorted(directory.glob("*.toml"))
+    every = sorted(directory.glob("*.toml"))
+    files = [f for f in every if not f.name.endswith(SCALE_SUFFIX)]
     if names:
-        # Session experiments (minutes each) run only when named: `--scenario slbn-2a`.
+        # Session experiments and scale runs (minutes each) run only when named:
+        # `--scenario slbn-2a`, `--scenario slbn-2a-packets`.
         sessions = sorted(directory.glob(f"*{SESSION_SUFFIX}"))
         by_name = {f.stem: f for f in files}
         by_name.update({f.name[: -len(SESSION_SUFFIX)]: f for f in sessions})
+        by_name.update(
+            {f.name[: -len(SCALE_SUFFIX)]: f for f in every if f.name.endswith(SCALE_SUFFIX)}
+        )
         missing = [n for n in names if n not in by_name and not Path(n).is_file()]
         if missing:
             known = ", ".join(by_name) or "none"
@@ -69,12 +76,22 @@ def _maxrss_mb(ru_maxrss: int) -> float:
     return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024
 
 
+def child_env(path: Path) -> dict[str, str] | None:
+    """Scale runs get transparent huge pages for the simulator's heap (glibc's malloc asks
+    for them): with a working set of gigabytes spread over 10^5-10^6 links and packets, nearly
+    every packet-hop misses the TLB on 4 KiB pages (docs/performance.md). Other runs keep the
+    environment they always had, so their figures stay comparable with the history."""
+    if not path.name.endswith(SCALE_SUFFIX):
+        return None
+    return {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+
+
 def measure_once(path: Path) -> dict[str, float]:
     """Run ``path`` once in a fresh child; return its figures."""
     cmd = [sys.executable, "-m", "xcclab._bench_worker", str(path)]
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=child_env(path))
         assert child.stdout is not None
         out = child.stdout.read()
         child.stdout.close()
@@ -112,7 +129,9 @@ def bench_scenario(path: Path, runs: int, warmup: int, log: Any = None) -> dict[
         samples.append(measure_once(path))
     walls = [s["wall_s"] for s in samples]
     return {
-        "scenario": path.name.removesuffix(SESSION_SUFFIX).removesuffix(".toml"),
+        "scenario": path.name.removesuffix(SESSION_SUFFIX)
+        .removesuffix(SCALE_SUFFIX)
+        .removesuffix(".toml"),
         "file": str(path),
         "runs": runs,
         "median": {m: statistics.median(s[m] for s in samples) for m in METRICS},

@@ -11,6 +11,9 @@ directory (layout in ``docs/output-schema.md``)::
     DIR/flow_series.parquet   per-flow time series
     DIR/link_series.parquet   per-link time series
     DIR/transactions.parquet  one row per request/response exchange
+    DIR/session_samples.parquet, DIR/session_rates.parquet
+                              [sessions] runs with a sample_interval only: seed 004's error
+                              metrics per sample, and the last sample's per-session rates
 
 The directory is written atomically (see :mod:`xcclab._fsutil`): a failed run leaves nothing,
 and an existing directory is replaced only after success. The same scenario and seed give
@@ -143,6 +146,21 @@ def run(
     return result
 
 
+#: Seed 004's error metrics of a ``[sessions]`` run with a ``sample_interval``
+#: (docs/scenario-format.md): present, and written, only for such runs.
+SESSION_TABLES = ("session_samples", "session_rates")
+
+
+def _session_frames(raw: dict[str, Any]) -> dict[str, Any]:
+    """The session metric tables of a native result, if it has them."""
+    extra = raw.get("session_tables")
+    if not extra:
+        return {}
+    import polars as pl
+
+    return {name: pl.DataFrame(extra[name]) for name in SESSION_TABLES if name in extra}
+
+
 @dataclass
 class RunResult:
     """The outcome of one simulation: ``run_info`` (run.json), ``timing`` and five tables."""
@@ -207,6 +225,7 @@ class RunResult:
     ) -> RunResult:
         stats = raw.get("stats", {})
         tables = {name: to_frame(name, raw.get("tables", {}).get(name)) for name in TABLE_NAMES}
+        tables.update(_session_frames(raw))
         run_info = {
             "format": RUN_FORMAT,
             "xcclab_version": __version__,
@@ -218,7 +237,7 @@ class RunResult:
                 "packet_hops": stats.get("packet_hops"),
                 "sim_seconds": stats.get("sim_seconds"),
             },
-            "tables": {name: {"rows": tables[name].height} for name in TABLE_NAMES},
+            "tables": {name: {"rows": frame.height} for name, frame in tables.items()},
             "scenario": json.loads(raw["resolved"]),
         }
         timing = {
@@ -326,7 +345,7 @@ class RunResult:
         """Write run.json, timing.json and the Parquet tables into an existing directory."""
         (directory / "run.json").write_text(_json(self.run_info), encoding="utf-8")
         (directory / "timing.json").write_text(_json(self.timing), encoding="utf-8")
-        for name in TABLE_NAMES:
+        for name in (*TABLE_NAMES, *(t for t in SESSION_TABLES if t in self.tables)):
             # zstd, statistics on: deterministic for the same data and polars version.
             self.tables[name].write_parquet(
                 directory / f"{name}.parquet", compression="zstd", statistics=True
@@ -357,6 +376,10 @@ class RunResult:
         for name in TABLE_NAMES:
             path = directory / f"{name}.parquet"
             tables[name] = pl.read_parquet(path) if path.is_file() else to_frame(name, None)
+        for name in SESSION_TABLES:
+            path = directory / f"{name}.parquet"
+            if path.is_file():
+                tables[name] = pl.read_parquet(path)
         result = cls(run_info=run_info, timing=timing, tables=tables, path=directory)
         result._add_references()  # runs saved before the reference columns existed
         return result

@@ -223,3 +223,14 @@ def test_bench_rejects_unknown_scenarios(tmp_path, capsys):
     assert code == 2 and "unknown benchmark two; available: one" in err
     code, _, err = run_cli(capsys, "bench", "--dir", str(tmp_path / "none"))
     assert code == 2 and "no benchmark directory" in err
+
+
+def test_bench_runs_scale_scenarios_only_when_named(tmp_path):
+    from xcclab.bench import find_scenarios
+
+    (tmp_path / "one.toml").write_text("")
+    (tmp_path / "big.scale.toml").write_text("")
+    (tmp_path / "fluid.session.json").write_text("")
+    assert [f.name for f in find_scenarios(tmp_path, None)] == ["one.toml"]
+    named = find_scenarios(tmp_path, ["big", "fluid", "one"])
+    assert [f.name for f in named] == ["big.scale.toml", "fluid.session.json", "one.toml"]

@@ -103,6 +103,13 @@ fn run(
     tables.set_item("links", table_to_dict(py, &out.links)?)?;
     tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
     d.set_item("tables", tables)?;
+    // `[sessions]` runs with a sample interval only (not in the schema's per-run tables).
+    if out.session_samples.rows() > 0 {
+        let extra = PyDict::new(py);
+        extra.set_item("session_samples", table_to_dict(py, &out.session_samples)?)?;
+        extra.set_item("session_rates", table_to_dict(py, &out.session_rates)?)?;
+        d.set_item("session_tables", extra)?;
+    }
     if let Some(packets) = &out.capture {
         let list = PyList::empty(py);
         for c in packets {

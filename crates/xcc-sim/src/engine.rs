@@ -33,6 +33,10 @@ pub enum Event {
     SessionWake(u32),
     /// Session group `0`'s link tasks run their timer.
     SessionTick(u32),
+    /// The window of the next session sample opens (`[sessions]` error metrics).
+    SessionWindow,
+    /// A session sample: rates delivered over the window against the max-min oracle.
+    SessionSample,
 }
 
 #[derive(Copy, Clone, Debug)]

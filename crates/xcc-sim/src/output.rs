@@ -132,6 +132,10 @@ pub struct RunOutput {
     pub flows: Table,
     pub links: Table,
     pub transactions: Table,
+    /// `[sessions]` runs with a `sample_interval`: one row per sample (E_s, E_e, largest queue).
+    pub session_samples: Table,
+    /// The same runs: the last sample's measured and max-min rate of every rated session.
+    pub session_rates: Table,
     /// Packets departing the captured link direction, if one was captured
     /// ([`crate::Simulation::capture_link`]).
     pub capture: Option<Vec<crate::capture::CapturedPacket>>,

@@ -15,6 +15,8 @@ use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
 use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
 
+mod session_metrics;
+mod session_workload;
 mod sessions;
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes, Topology};
@@ -187,11 +189,14 @@ pub struct Simulation {
     tick_bytes: Vec<(Time, Vec<u64>)>,
     /// Control packets (and bytes) a link task took out of the network.
     absorbed: (u64, u64),
+    /// `[sessions]` error metrics, if sampled.
+    sampler: Option<session_metrics::SessionSampler>,
 }
 
 impl Simulation {
     /// Builds the simulation; fails if a flow has no route or a route is not contiguous.
-    pub fn new(scenario: Scenario, metrics: bool) -> Result<Simulation, ScenarioError> {
+    pub fn new(mut scenario: Scenario, metrics: bool) -> Result<Simulation, ScenarioError> {
+        let generated = session_workload::expand(&mut scenario)?;
         let seed = scenario.seed;
         let err =
             |path: &str, message: String| ScenarioError { source: String::new(), path: path.to_string(), message };
@@ -274,7 +279,14 @@ impl Simulation {
                 FlowKind::Bulk { cc, .. } => Some(cc),
                 FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
             };
-            let (fwd, rev) = route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), flow_cc)?;
+            let (fwd, rev) = match generated.as_ref().filter(|g| i >= g.first_flow) {
+                // A generated session: its path from its source router's tree.
+                Some(g) => {
+                    let fwd = routes.add(g.paths.path(i - g.first_flow));
+                    (fwd, routes.add_reverse(fwd))
+                }
+                None => route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), flow_cc)?,
+            };
             let mut session = None;
             let (role, size, cc, transport, cbr) = match f.kind {
                 FlowKind::Bulk { size_bytes, cc, transport } => {
@@ -374,6 +386,11 @@ impl Simulation {
             queue.schedule(Time::ZERO + interval, Event::Sample);
         }
         let n_links = links.len();
+        let sampler = scenario.sessions.as_ref().filter(|w| w.sample_interval_ns > 0).map(|w| {
+            let (interval, window) = (Dur(w.sample_interval_ns), Dur(w.rate_window_ns));
+            let end = Time(scenario.duration_ns);
+            session_metrics::SessionSampler::new(interval, window, end, (flows.len(), n_links), &mut queue)
+        });
         Ok(Simulation {
             end: Time(scenario.duration_ns),
             scenario,
@@ -417,6 +434,7 @@ impl Simulation {
             groups,
             tick_bytes,
             absorbed: (0, 0),
+            sampler,
         })
     }
 
@@ -463,6 +481,8 @@ impl Simulation {
                 Event::SessionSend(f) => self.session_send(f, t),
                 Event::SessionWake(f) => self.session_wake(f, t),
                 Event::SessionTick(g) => self.session_tick(g),
+                Event::SessionWindow => self.session_window(),
+                Event::SessionSample => self.session_sample(),
             }
             if self.events & 0x3FFFF == 0 {
                 if let Some(p) = progress.as_mut() {
@@ -972,6 +992,7 @@ impl Simulation {
 
     fn into_output(mut self, stats: RunStats) -> RunOutput {
         let capture = self.take_capture();
+        let (session_samples, session_rates) = self.finish_session_sampler();
         let end = self.end;
         let name = |n: u32| self.scenario.nodes[n as usize].name.as_str();
         let mut flows = TableBuilder::default();
@@ -1074,6 +1095,8 @@ impl Simulation {
             flows: flows.finish(),
             links: links.finish(),
             transactions: txns.finish(),
+            session_samples,
+            session_rates,
             capture,
         }
     }

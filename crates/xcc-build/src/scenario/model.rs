@@ -25,6 +25,28 @@ pub struct Scenario {
     pub arrivals: Vec<Arrivals>,
     pub transactions: Vec<Transactions>,
     pub metrics: Metrics,
+    /// `[sessions]`: a generated session workload; the simulation adds its routers, hosts,
+    /// links and session flows to the lists above when it is built (they are not recorded here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<SessionWorkload>,
+}
+
+/// A generated session workload (seed 004): its protocol and data packet size, the network and
+/// sessions as the session driver describes them, and the error metrics' sampling.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionWorkload {
+    pub protocol: Protocol,
+    pub packet_bytes: u32,
+    /// `"medium"`, `"large"` or `{ transit_stub = { ... } }` (`xcc_sim::session::experiment::TopologySpec`).
+    pub topology: serde_json::Value,
+    /// Seeds the network alone; `None`: the scenario's seed.
+    pub topology_seed: Option<u64>,
+    /// Arrivals, departures, sizes, demand (`xcc_sim::session::workload::WorkloadSpec`).
+    pub workload: serde_json::Value,
+    /// Error metrics every `sample_interval_ns`; 0: none.
+    pub sample_interval_ns: u64,
+    /// Delivered rates are measured over the `rate_window_ns` before each sample.
+    pub rate_window_ns: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -225,6 +225,27 @@ impl<'a> Resolver<'a> {
             Some(s) => self.time("metrics.interval", &s)?,
             None => 100_000_000,
         };
+        let declared = [
+            ("host", self.nodes.iter().any(|n| n.kind == NodeKind::Host)),
+            ("router", self.nodes.iter().any(|n| n.kind == NodeKind::Router)),
+            ("link", !links.is_empty()),
+            ("flow", !flows.is_empty()),
+            ("arrivals", !arrivals.is_empty()),
+            ("transactions", !transactions.is_empty()),
+        ];
+        let sessions = match top.sessions {
+            None => None,
+            Some(spec) => {
+                if let Some((what, _)) = declared.iter().find(|(_, present)| *present) {
+                    return Err(self.err(
+                        what,
+                        "a scenario with [sessions] generates its whole network and traffic; \
+                         declare no [[host]], [[router]], [[link]], [[flow]], [[arrivals]] or [[transactions]]",
+                    ));
+                }
+                Some(self.sessions(spec, duration_ns)?)
+            }
+        };
         Ok(Scenario {
             name: top.name,
             description: top.description,
@@ -236,6 +257,39 @@ impl<'a> Resolver<'a> {
             arrivals,
             transactions,
             metrics: Metrics { interval_ns },
+            sessions,
+        })
+    }
+
+    /// `[sessions]`: the protocol and sizes typed here; `topology` and `workload` are typed by
+    /// the simulation that generates them (its errors name `sessions.topology`, `sessions.workload`).
+    fn sessions(&self, spec: SessionsSpec, duration_ns: u64) -> Result<SessionWorkload, ScenarioError> {
+        let path = "sessions";
+        let protocol = Protocol::resolve(self, "sessions.protocol", spec.protocol)?;
+        let packet_bytes = self.packet_size(path, &spec.packet_size, 2000)?;
+        let sample_interval_ns = match &spec.sample_interval {
+            None => 0,
+            Some(s) => match self.time("sessions.sample_interval", s)? {
+                0 => return Err(self.err("sessions.sample_interval", "expected a positive time (omit it for none)")),
+                ns => ns,
+            },
+        };
+        let rate_window_ns =
+            self.positive_time_or("sessions.rate_window", &spec.rate_window, sample_interval_ns.max(1))?;
+        if sample_interval_ns > 0 && rate_window_ns > sample_interval_ns.min(duration_ns) {
+            return Err(self.err(
+                "sessions.rate_window",
+                "expected at most the sample interval (each sample measures the window before it)",
+            ));
+        }
+        Ok(SessionWorkload {
+            protocol,
+            packet_bytes,
+            topology: spec.topology,
+            topology_seed: spec.topology_seed,
+            workload: spec.workload,
+            sample_interval_ns,
+            rate_window_ns,
         })
     }
 

@@ -26,6 +26,27 @@ pub struct TopSpec {
     #[serde(default)]
     pub transactions: Vec<Value>,
     pub metrics: Option<MetricsSpec>,
+    /// A generated session workload on a generated network (seed 004's WAN experiments).
+    pub sessions: Option<SessionsSpec>,
+}
+
+/// `[sessions]`: seed 004's workloads as one table. The network (a transit-stub graph with
+/// hosts that exist only once a session uses them) and the sessions are generated when the
+/// simulation is built, so a file stays a few lines for 180,000 sessions. `topology` and
+/// `workload` have the session driver's JSON form (`xcc_sim::session::experiment`), typed when
+/// the simulation is built.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsSpec {
+    pub protocol: Option<Value>,
+    pub packet_size: Option<String>,
+    pub topology: Value,
+    pub topology_seed: Option<u64>,
+    pub workload: Value,
+    /// Error metrics against the max-min oracle every `sample_interval` (none if omitted).
+    pub sample_interval: Option<String>,
+    /// Window over which a sample measures delivered rates (default: the sample interval).
+    pub rate_window: Option<String>,
 }
 
 #[derive(Deserialize, Debug)]

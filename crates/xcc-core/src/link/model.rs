@@ -111,25 +111,13 @@ pub enum Offer<T> {
 }
 
 /// A directed link: rate, delay, buffer, its algorithm, and the packets on it.
+///
+/// `repr(C)` keeps the fields in this order: what every packet touches (the pipe, the virtual
+/// clock, the limits, the size cache, then the counters) is packed at the front, the algorithm
+/// and the rarely used parts behind. With 10^5-10^6 links (seed 004's Large network) a link is
+/// rarely in cache when a packet reaches it, and each cache line saved is a miss saved per hop.
+#[repr(C)]
 pub struct LinkModel<T> {
-    pub rate_bps: u64,
-    pub delay: Dur,
-    pub max_packets: u64,
-    pub max_bytes: u64,
-    /// Probability that an arriving packet is lost (0: never; no draw is made).
-    pub loss: f64,
-    /// Upper bound of the per-packet propagation jitter (0: none; no draw is made).
-    pub jitter_ns: u32,
-    pub algo: AnyLinkAlgorithm,
-    wants_dequeue: bool,
-    /// Something must see each departure (the algorithm's `on_dequeue`, or a capture): one
-    /// flag, so a link with neither pays a single predictable branch per departure.
-    departure_hooks: bool,
-    /// Copies of the departing packets with their transmission start, when capturing.
-    capture: Option<Vec<(Time, Packet)>>,
-    /// The algorithm always queues and never looks at the queue (DropTail): skip building the
-    /// queue view for it.
-    passive: bool,
     pipe: VecDeque<PipeEntry<T>>,
     /// Entries at the front of `pipe` whose transmission has started.
     started: usize,
@@ -138,11 +126,29 @@ pub struct LinkModel<T> {
     waiting_bytes: u64,
     waiting_packets: u64,
     last_change: Time,
-    pub stats: LinkStats,
-    rng: Pcg64Mcg,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    pub max_packets: u64,
+    pub max_bytes: u64,
+    /// Probability that an arriving packet is lost (0: never; no draw is made).
+    pub loss: f64,
+    /// Upper bound of the per-packet propagation jitter (0: none; no draw is made).
+    pub jitter_ns: u32,
+    /// The algorithm always queues and never looks at the queue (DropTail): skip building the
+    /// queue view for it.
+    passive: bool,
+    /// Something must see each departure (the algorithm's `on_dequeue`, or a capture): one
+    /// flag, so a link with neither pays a single predictable branch per departure.
+    departure_hooks: bool,
+    wants_dequeue: bool,
     /// Serialisation time of the last two packet sizes seen, as (bytes, whole ns, remainder
     /// in 1/rate ns): saves a 64-bit division per packet (sizes repeat: data and ACKs).
     tx_cache: [(u32, u64, u64); 2],
+    pub stats: LinkStats,
+    pub algo: AnyLinkAlgorithm,
+    rng: Pcg64Mcg,
+    /// Copies of the departing packets with their transmission start, when capturing.
+    capture: Option<Vec<(Time, Packet)>>,
 }
 
 impl<T: Copy> LinkModel<T> {
@@ -169,7 +175,8 @@ impl<T: Copy> LinkModel<T> {
             departure_hooks: wants_dequeue,
             capture: None,
             passive,
-            pipe: VecDeque::with_capacity(64),
+            // Grown on demand: most of a large network's links never hold more than a few packets.
+            pipe: VecDeque::new(),
             started: 0,
             busy_until: Time::ZERO,
             busy_frac: 0,

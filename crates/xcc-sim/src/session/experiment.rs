@@ -19,6 +19,18 @@ pub enum TopologySpec {
     TransitStub(TransitStubParams),
 }
 
+impl TopologySpec {
+    /// The transit-stub network these parameters describe, drawn from `seed`.
+    pub fn network(&self, seed: u64) -> Result<Network, String> {
+        let params = match self {
+            TopologySpec::Medium => TransitStubParams::medium(),
+            TopologySpec::Large => TransitStubParams::large(),
+            TopologySpec::TransitStub(p) => p.clone(),
+        };
+        transit_stub(&params, seed)
+    }
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Experiment {
@@ -61,12 +73,7 @@ impl Experiment {
     }
 
     pub fn network(&self) -> Result<Network, String> {
-        let params = match &self.topology {
-            TopologySpec::Medium => TransitStubParams::medium(),
-            TopologySpec::Large => TransitStubParams::large(),
-            TopologySpec::TransitStub(p) => p.clone(),
-        };
-        transit_stub(&params, self.topology_seed.unwrap_or(self.seed)).map_err(|e| format!("topology: {e}"))
+        self.topology.network(self.topology_seed.unwrap_or(self.seed)).map_err(|e| format!("topology: {e}"))
     }
 }
 

@@ -3,8 +3,6 @@
 //! sessions share its router. Trees are dropped as soon as their sessions' paths are written.
 
 use super::network::{LinkTable, Network};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// Paths of all sessions, in one arena.
 #[derive(Clone, Debug, Default)]
@@ -47,25 +45,42 @@ impl std::fmt::Display for RouteError {
 }
 
 /// Shortest-path tree from `root`: per router, the directed link it is reached by.
+///
+/// The order is (hops, delay, link id), so the tree is built level by level (a breadth-first
+/// search) with no heap: every router at `h + 1` hops takes the best `(delay, link)` over its
+/// neighbours at `h` hops, whose delays are final once level `h` is done. This is exactly the
+/// minimum a Dijkstra over `(hops, delay, link)` finds (`tests::same_tree_as_dijkstra`), at a
+/// fraction of the cost on the Large network (10,800 trees of 11,000 routers).
 fn tree(adj: &[Vec<(u32, u32)>], delay_ns: &[u64], root: u32) -> Vec<u32> {
     let n = adj.len();
-    let mut best = vec![(u32::MAX, u64::MAX, u32::MAX); n]; // (hops, delay, via link)
-    let mut heap = BinaryHeap::new();
-    best[root as usize] = (0, 0, u32::MAX);
-    heap.push(Reverse((0u32, 0u64, u32::MAX, root)));
-    while let Some(Reverse((h, d, via, u))) = heap.pop() {
-        if (h, d, via) != best[u as usize] {
-            continue;
-        }
-        for &(v, l) in &adj[u as usize] {
-            let cand = (h + 1, d + delay_ns[l as usize], l);
-            if cand < best[v as usize] {
-                best[v as usize] = cand;
-                heap.push(Reverse((cand.0, cand.1, cand.2, v)));
+    let mut hops = vec![u32::MAX; n];
+    let mut best = vec![(u64::MAX, u32::MAX); n]; // (delay, via link)
+    hops[root as usize] = 0;
+    best[root as usize] = (0, u32::MAX);
+    let (mut level, mut next) = (vec![root], Vec::new());
+    let mut h = 0;
+    while !level.is_empty() {
+        for &u in &level {
+            let d = best[u as usize].0;
+            for &(v, l) in &adj[u as usize] {
+                let v = v as usize;
+                if hops[v] == u32::MAX {
+                    hops[v] = h + 1;
+                    next.push(v as u32);
+                }
+                if hops[v] == h + 1 {
+                    let cand = (d + delay_ns[l as usize], l);
+                    if cand < best[v] {
+                        best[v] = cand;
+                    }
+                }
             }
         }
+        level.clear();
+        std::mem::swap(&mut level, &mut next);
+        h += 1;
     }
-    best.into_iter().map(|(_, _, via)| via).collect()
+    best.into_iter().map(|(_, via)| via).collect()
 }
 
 /// Paths host `src[s]` -> host `dst[s]` for every session: uplink, routers' links, downlink.
@@ -127,6 +142,43 @@ mod tests {
     use super::super::network::Edge;
     use super::*;
     use xcc_core::Dur;
+
+    /// Dijkstra over (hops, delay, link id): the definition the level-by-level tree must meet.
+    fn dijkstra(adj: &[Vec<(u32, u32)>], delay_ns: &[u64], root: u32) -> Vec<u32> {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+        let mut best = vec![(u32::MAX, u64::MAX, u32::MAX); adj.len()];
+        let mut heap = BinaryHeap::new();
+        best[root as usize] = (0, 0, u32::MAX);
+        heap.push(Reverse((0u32, 0u64, u32::MAX, root)));
+        while let Some(Reverse((h, d, via, u))) = heap.pop() {
+            if (h, d, via) != best[u as usize] {
+                continue;
+            }
+            for &(v, l) in &adj[u as usize] {
+                let cand = (h + 1, d + delay_ns[l as usize], l);
+                if cand < best[v as usize] {
+                    best[v as usize] = cand;
+                    heap.push(Reverse((cand.0, cand.1, cand.2, v)));
+                }
+            }
+        }
+        best.into_iter().map(|(_, _, via)| via).collect()
+    }
+
+    /// On the Medium network (random delays, so ties in hops are broken by delay), every
+    /// 10th router's tree is Dijkstra's.
+    #[test]
+    fn same_tree_as_dijkstra() {
+        use crate::session::transit_stub::{transit_stub, TransitStubParams};
+        let net = transit_stub(&TransitStubParams::medium(), 4).unwrap();
+        let links = LinkTable::new(&net);
+        let adj = net.adjacency();
+        let delay_ns: Vec<u64> = links.delay.iter().map(|d| d.as_ns()).collect();
+        for root in (0..net.routers).step_by(10) {
+            assert_eq!(tree(&adj, &delay_ns, root), dijkstra(&adj, &delay_ns, root), "root {root}");
+        }
+    }
 
     /// A line 0-1-2 plus a slow shortcut 0-2: the shortcut has fewer hops and wins.
     #[test]
