@@ -142,7 +142,7 @@ def run(out_dir, quick=False, *, log=None, progress=True):
 
 
 def run_emu(out_dir, quick=False, *, log=None):
-    """Every protocol at 1 Gbit/s, simulated and on real packets (root); report in
+    """Every protocol at 100 Mbit/s, simulated and on real packets (root); report in
     out_dir/emu/ (:mod:`xcclab.reproduce.xcc_rtt_fairness_emu`)."""
     from .xcc_rtt_fairness_emu import run_rtt_fairness_emu
 
