@@ -137,14 +137,7 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
             _ => Err(io::Error::other("the router thread ended before attaching")),
         };
     }
-    // Wait for the devices to run (see runner.rs), then count drops from here on.
-    let ready_by = Instant::now() + Duration::from_secs(2);
-    for h in &hosts {
-        while !sys::in_netns(&h.path(), || sys::if_running(netns::TUN_DEV)).unwrap_or(true) && Instant::now() < ready_by
-        {
-            thread::sleep(Duration::from_millis(2));
-        }
-    }
+    netns::wait_until_running(&hosts, Duration::from_secs(2));
     let kernel_before: Vec<_> =
         hosts.iter().map(|h| netns::dev_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
     let awake = sys::KeepAwake::start();

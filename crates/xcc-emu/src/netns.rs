@@ -242,6 +242,20 @@ impl DevCounters {
     }
 }
 
+/// Waits, at most `limit`, until every host's TUN device runs. The kernel turns a TUN's carrier
+/// on when the router attaches but activates its queue a moment later (link watch): what a host
+/// sends in between is dropped and counted as a TX drop, so a run counts drops only from here.
+pub fn wait_until_running(hosts: &[HostNs], limit: std::time::Duration) {
+    let ready_by = std::time::Instant::now() + limit;
+    for h in hosts {
+        while !sys::in_netns(&h.path(), || sys::if_running(TUN_DEV)).unwrap_or(true)
+            && std::time::Instant::now() < ready_by
+        {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+}
+
 /// [`dev_counters`] plus the namespace's UDP drop counters.
 pub fn host_counters(ns: &std::path::Path, dev: &str) -> io::Result<DevCounters> {
     let mut c = dev_counters(ns, dev)?;

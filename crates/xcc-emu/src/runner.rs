@@ -128,17 +128,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             _ => Err(io::Error::other("the router thread ended before attaching")),
         };
     }
-    // The kernel turns a TUN's carrier on when the router attaches, but activates its queue a
-    // moment later (link watch): what a host sends in between is dropped and counted as a TX
-    // drop. Wait for every device to run, then count drops from here on only: the run's
-    // traffic starts now, and a packet the kernel sent on its own before is not the run's.
-    let ready_by = Instant::now() + Duration::from_secs(2);
-    for h in &hosts {
-        while !sys::in_netns(&h.path(), || sys::if_running(netns::TUN_DEV)).unwrap_or(true) && Instant::now() < ready_by
-        {
-            thread::sleep(Duration::from_millis(2));
-        }
-    }
+    // Count drops from here on only: the run's traffic starts now, and a packet the kernel sent
+    // on its own before is not the run's.
+    netns::wait_until_running(&hosts, Duration::from_secs(2));
     let kernel_before: Vec<DevCounters> =
         hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV).unwrap_or_default()).collect();
     // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs out of
