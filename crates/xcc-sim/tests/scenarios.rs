@@ -295,14 +295,8 @@ fn markmax_without_ecn_and_with_a_finite_buffer() {
     assert!(late.iter().all(|&x| x <= 70));
 }
 
-/// Sized flows, CBR, Poisson arrivals and request/response transactions all run, complete, and
-/// report what the application saw.
-#[test]
-fn traffic_generators_complete_and_report() {
-    let text = r#"
-name = "mix"
-duration = "10s"
-[[host]]
+/// A client and a server behind one router: 100 Mb/s then 10 Mb/s, 5 ms each.
+const CLIENT_ROUTER_SERVER: &str = r#"[[host]]
 name = "c"
 [[host]]
 name = "s"
@@ -318,7 +312,15 @@ between = ["r", "s"]
 rate = "10Mbps"
 delay = "5ms"
 buffer = "100pkt"
-[[flow]]
+"#;
+
+/// Sized flows, CBR, Poisson arrivals and request/response transactions all run, complete, and
+/// report what the application saw.
+#[test]
+fn traffic_generators_complete_and_report() {
+    let text = &format!(
+        "name = \"mix\"\nduration = \"10s\"\n{CLIENT_ROUTER_SERVER}{}",
+        r#"[[flow]]
 name = "sized"
 src = "c"
 dst = "s"
@@ -348,7 +350,8 @@ start = "2s"
 stop = "4s"
 request = "62B"
 response = "4KB"
-"#;
+"#
+    );
     let out = run(text);
     let names = strs(&out.flows, "name");
     let sized = names.iter().position(|n| n == "sized").unwrap();
@@ -412,23 +415,7 @@ fn a_new_connection_adds_one_handshake_rtt_to_each_response() {
             r#"
 name = "http"
 duration = "3s"
-[[host]]
-name = "c"
-[[host]]
-name = "s"
-[[router]]
-name = "r"
-[[link]]
-between = ["c", "r"]
-rate = "100Mbps"
-delay = "5ms"
-buffer = "100pkt"
-[[link]]
-between = ["r", "s"]
-rate = "10Mbps"
-delay = "5ms"
-buffer = "100pkt"
-[[transactions]]
+{CLIENT_ROUTER_SERVER}[[transactions]]
 name = "http"
 client = "c"
 server = "s"
