@@ -289,8 +289,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     let mut outs = vec![FlowOut::default(); s.flows.len() + 2 * txns.len()];
     let mut first_err = udp.as_ref().err().map(|e| io::Error::new(e.kind(), e.to_string()));
     // Datagrams the hosts' own UDP sockets refused: lost before the router, outside the model.
-    let mut send_failures = 0;
     let udp = udp.unwrap_or_default();
+    let mut send_failures = udp.ack_send_failures;
+    let (data_batches, ack_batches) = (udp.data_batches, udp.ack_batches);
     let (host_wake_late_max_ns, hosts_realtime) = (udp.wake_late_max_ns, (!no_udp_flows).then_some(udp.realtime));
     for r in udp.flows {
         send_failures += r.send_failures;
@@ -445,6 +446,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     json["stats"]["gro_writes"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_writes));
     json["stats"]["gro_segments"] = json!(router.coalesce.as_ref().map_or(0, |c| c.merged_segments));
     json["stats"]["hosts_realtime"] = json!(hosts_realtime);
+    // xcclab's transport: datagrams sent several to a system call (send_batch.rs).
+    json["stats"]["transport_data_batches"] = json!(data_batches.0);
+    json["stats"]["transport_data_batched"] = json!(data_batches.1);
+    json["stats"]["transport_ack_batches"] = json!(ack_batches.0);
+    json["stats"]["transport_acks_batched"] = json!(ack_batches.1);
     json["stats"]["keep_awake"] = json!(keep_awake_method);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
