@@ -10,7 +10,7 @@
     xcc reproduce --all [--out DIR] [--quick] [--jobs N]  all of them, with index.md/index.html
     xcc reproduce --index [--out DIR]                    index over the reports already in DIR
     xcc bench [--runs 5] [--scenario NAME] [--json]       simulator speed on standard scenarios
-    xcc bench --emu [--rates 1000,2500] [--modes tcp,udp] [--runs N]
+    xcc bench --emu [--rates 1000,2500] [--modes tcp,udp,xcc] [--runs N]
                                                           real-packet router speed and accuracy
     xcc sweep SPEC --out DIR [--jobs N] [--scheduler ADDRESS | --local-cluster]
                                                           run a parameter sweep (docs/sweeps.md)
@@ -240,7 +240,7 @@ def _bench_emu(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     modes = tuple(m for m in args.modes.split(",") if m)
     if not modes or any(m not in bench_emu.MODES for m in modes):
-        _err(f"bench: --modes {args.modes!r}: expected tcp and/or udp, comma-separated")
+        _err(f"bench: --modes {args.modes!r}: expected tcp, udp and/or xcc, comma-separated")
         return EXIT_BAD_INPUT
     reason = emu.check()
     if reason is not None:
@@ -553,9 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--modes",
-        default="tcp,udp",
+        default="tcp,udp,xcc",
         metavar="LOADS",
-        help="with --emu: loads, Linux TCP and/or paced UDP (tcp,udp)",
+        help="with --emu: loads, Linux TCP, paced UDP and/or xcclab's transport (tcp,udp,xcc)",
     )
     p.add_argument(
         "--seconds", type=float, default=3.0, help="with --emu: seconds per run (default 3)"
