@@ -36,7 +36,7 @@ from . import __version__
 from ._fsutil import atomic_dir
 from .errors import ScenarioError, load_native
 from .scenario import Scenario, _toml_loads, read_scenario_text
-from .schema import TABLE_NAMES, to_frame
+from .schema import OPTIONAL_TABLE_NAMES, TABLE_NAMES, to_frame
 
 ScenarioLike = Union[str, os.PathLike, Scenario, dict, "ScenarioInput"]
 Progress = Union[Callable[[float], None], bool, None]
@@ -147,18 +147,17 @@ def run(
 
 
 #: Seed 004's error metrics of a ``[sessions]`` run with a ``sample_interval``
-#: (docs/scenario-format.md): present, and written, only for such runs.
-SESSION_TABLES = ("session_samples", "session_rates")
+#: (docs/scenario-format.md): the schema's optional tables, present, and written, only for
+#: such runs.
+SESSION_TABLES = OPTIONAL_TABLE_NAMES
 
 
 def _session_frames(raw: dict[str, Any]) -> dict[str, Any]:
-    """The session metric tables of a native result, if it has them."""
+    """The session metric tables of a native result, if it has them, typed by the schema."""
     extra = raw.get("session_tables")
     if not extra:
         return {}
-    import polars as pl
-
-    return {name: pl.DataFrame(extra[name]) for name in SESSION_TABLES if name in extra}
+    return {name: to_frame(name, extra[name]) for name in SESSION_TABLES if name in extra}
 
 
 @dataclass

@@ -13,7 +13,9 @@ opens an in-memory DuckDB database with:
   link_2_delay`` puts ``"20ms"`` before ``"100ms"`` and ``= '20ms'`` still compares as text);
 - ``flows``, ``links``, ``flow_series``, ``link_series``, ``transactions``: views over the
   Parquet files of every run, each row tagged with ``run_dir``, ``sweep``, ``point_id``,
-  ``seed`` and the parameter columns.
+  ``seed`` and the parameter columns; ``session_samples`` and ``session_rates`` (the schema's
+  optional tables, seed 004's error metrics) the same over the runs that have them, empty
+  with their typed columns when none has.
 
 Why DuckDB and views: the Parquet files stay the single source of truth (nothing is copied or
 imported; a new run shows up in the next query), DuckDB reads them in parallel with projection
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ScenarioError
-from .schema import TABLE_NAMES, TABLES
+from .schema import TABLES
 from .sweep_runner import MANIFEST_FORMAT
 from .units import quantity_value
 
@@ -82,7 +84,7 @@ class Catalog:
         runs, self.params = _scan(self.root)
         self.run_count = len(runs)
         self._create_runs(runs)
-        for name in TABLE_NAMES:
+        for name in TABLES:
             self._create_view(name, [r["_dir"] for r in runs])
         self._create_run_metrics()
 

@@ -26,10 +26,13 @@ class Column:
     nullable: bool = False  # NaN (floats) or -1 (ints) in the native output become null
 
 
-def _load() -> dict[str, tuple[Column, ...]]:
+def _load() -> tuple[dict[str, tuple[Column, ...]], tuple[str, ...]]:
+    """Every table's columns, and the names of the optional ones."""
     from .errors import load_native
 
-    return {t: tuple(Column(*c) for c in cols) for t, cols in load_native().table_schema()}
+    schema = load_native().table_schema()
+    tables = {t: tuple(Column(*c) for c in cols) for t, _, cols in schema}
+    return tables, tuple(t for t, optional, _ in schema if optional)
 
 
 #: Columns of ``flows`` that Python derives (``xcclab.references``) from run.json's resolved
@@ -70,9 +73,14 @@ DERIVED_FLOW_COLUMNS: tuple[Column, ...] = (
 
 #: Every table's columns, in order, as declared once in Rust (``crates/xcc-build/src/schema.rs``),
 #: with the derived columns above after the drivers' own.
-TABLES: dict[str, tuple[Column, ...]] = _load()
+TABLES: dict[str, tuple[Column, ...]]
+#: Tables a run writes only when it measures them (seed 004's ``session_samples`` and
+#: ``session_rates``, from a ``[sessions]`` run with a ``sample_interval``).
+OPTIONAL_TABLE_NAMES: tuple[str, ...]
+TABLES, OPTIONAL_TABLE_NAMES = _load()
 TABLES["flows"] = TABLES["flows"] + DERIVED_FLOW_COLUMNS
-TABLE_NAMES: tuple[str, ...] = tuple(TABLES)
+#: The tables every run has (and writes, if empty).
+TABLE_NAMES: tuple[str, ...] = tuple(t for t in TABLES if t not in OPTIONAL_TABLE_NAMES)
 _I64_MAX = 2**63 - 1
 
 

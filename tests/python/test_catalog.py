@@ -127,3 +127,72 @@ def test_empty_root_has_typed_empty_views(tmp_path):
     with xcclab.catalog(tmp_path) as cat:
         assert cat.sql("SELECT count(*) AS n FROM flows")["n"][0] == 0
         assert "goodput_bps" in cat.sql("SELECT * FROM flows").columns
+    assert cat_columns(tmp_path, "session_rates") == [
+        "error_pct",
+        "flow_id",
+        "maxmin_bps",
+        "rate_bps",
+        "time_s",
+    ]
+
+
+def cat_columns(root: Path, table: str) -> list[str]:
+    """The data columns of view ``table`` (without the run tags), sorted."""
+    import xcclab
+
+    with xcclab.catalog(root) as cat:
+        tags = set(cat.sql("SELECT * FROM runs LIMIT 0").columns)
+        return sorted(c for c in cat.sql(f"SELECT * FROM {table}").columns if c not in tags)
+
+
+SESSIONS = """name = "sessions-query"
+duration = "0.6s"
+seed = 2
+
+[sessions]
+protocol = "slbn"
+packet_size = "1000B"
+sample_interval = "0.3s"
+workload = { arrivals = [{ count = 20, from_s = 0.0, to_s = 0.05 }] }
+
+[sessions.topology.transit_stub]
+transit_domains = 1
+transit_routers_per_domain = 2
+stubs_per_transit_router = 1
+routers_per_stub = 2
+hosts_per_stub_router = 10
+transit_capacity_bps = 1e9
+transit_stub_capacity_bps = 200e6
+stub_capacity_bps = 200e6
+host_capacity_bps = 100e6
+"""
+
+
+def test_session_tables_are_typed_written_and_queried(tmp_path):
+    """A `[sessions]` run's optional tables are typed by the one schema (NaN -> null), written
+    beside the per-run tables, read back equal, and queried next to a run without them; a
+    run without them writes none."""
+    import xcclab
+    from xcclab.schema import OPTIONAL_TABLE_NAMES, TABLE_NAMES, TABLES
+
+    assert set(OPTIONAL_TABLE_NAMES) == {"session_samples", "session_rates"}
+    assert not set(OPTIONAL_TABLE_NAMES) & set(TABLE_NAMES)
+    (tmp_path / "s.toml").write_text(SESSIONS)
+    res = xcclab.run(tmp_path / "s.toml", out=tmp_path / "runs" / "sessions", progress=False)
+    samples = res.tables["session_samples"]
+    assert samples.columns == [c.name for c in TABLES["session_samples"]]
+    assert samples.height == 2 and samples["es_mean"][0] is None  # nobody rated yet: null
+    assert samples["rated"][1] == 20
+    back = xcclab.RunResult.load(tmp_path / "runs" / "sessions")
+    assert back.tables["session_rates"].equals(res.tables["session_rates"])
+    plain = tmp_path / "runs" / "plain"
+    xcclab.run(ROOT / "scenarios" / "dumbbell-10.toml", out=plain, progress=False)
+    assert not (plain / "session_rates.parquet").exists()
+    with xcclab.catalog(tmp_path / "runs") as cat:
+        got = cat.sql(
+            "SELECT run_dir, count(*) AS n, max(abs(error_pct)) AS worst "
+            "FROM session_rates GROUP BY run_dir"
+        )
+        assert got["run_dir"].to_list() == ["sessions"] and got["n"][0] == 20
+        assert got["worst"][0] < 5.0
+        assert cat.sql("SELECT count(*) AS n FROM session_samples")["n"][0] == 2

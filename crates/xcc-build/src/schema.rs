@@ -141,9 +141,43 @@ pub const TABLES: &[(&str, &[ColumnSpec])] = &[
     ),
 ];
 
-/// The columns of table `name`.
+/// Tables a run has only when it measures them, written only then: seed 004's error metrics of
+/// a `[sessions]` run with a `sample_interval` (`crates/xcc-sim/src/sim/session_metrics.rs`).
+pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
+    (
+        "session_samples",
+        &[
+            c("time_s", F64, "s", "sample time (every `sample_interval`)"),
+            c("present", I64, "", "sessions present (joined, not left, data still to send) at the sample"),
+            c("rated", I64, "", "sessions E_s is computed on: present for the whole window, with a rate at their source"),
+            n("es_mean", F64, "%", "E_s, mean over the rated sessions: rate from data delivered over `rate_window` (over the data share) against the oracle's; null if none rated"),
+            n("es_p10", F64, "%", "E_s, 10th percentile"),
+            n("es_p90", F64, "%", "E_s, 90th percentile"),
+            n("es_max_abs", F64, "%", "E_s, largest magnitude"),
+            c("bottlenecks", I64, "", "links that bottleneck at least one session in the oracle's allocation"),
+            n("ee_mean", F64, "%", "E_e, mean over those links: bits sent over the window (data and control) against capacity; null if none"),
+            n("ee_p10", F64, "%", "E_e, 10th percentile"),
+            n("ee_p90", F64, "%", "E_e, 90th percentile"),
+            n("ee_max", F64, "%", "E_e, largest"),
+            c("max_queue_bytes", I64, "B", "largest queue of any link since the previous sample"),
+            c("max_queue_delay_s", F64, "s", "largest queue of any link since the previous sample, in seconds of its transmission"),
+        ],
+    ),
+    (
+        "session_rates",
+        &[
+            c("time_s", F64, "s", "the last sample's time"),
+            c("flow_id", I64, "", "the session's flow index"),
+            c("rate_bps", F64, "bit/s", "rate from data delivered over the window, over the data share"),
+            c("maxmin_bps", F64, "bit/s", "the max-min oracle's rate for the session at the sample"),
+            c("error_pct", F64, "%", "E_s of the session: (rate_bps - maxmin_bps) / maxmin_bps * 100"),
+        ],
+    ),
+];
+
+/// The columns of table `name` (a per-run or an optional table).
 pub fn columns(name: &str) -> Option<&'static [ColumnSpec]> {
-    TABLES.iter().find(|(t, _)| *t == name).map(|(_, c)| *c)
+    TABLES.iter().chain(OPTIONAL_TABLES).find(|(t, _)| *t == name).map(|(_, c)| *c)
 }
 
 /// The column names of table `name`, in order (empty for an unknown table).
@@ -176,7 +210,7 @@ mod tests {
 
     #[test]
     fn every_table_has_unique_column_names() {
-        for (t, cols) in TABLES {
+        for (t, cols) in TABLES.iter().chain(OPTIONAL_TABLES) {
             let mut names: Vec<_> = cols.iter().map(|c| c.name).collect();
             names.sort_unstable();
             names.dedup();

@@ -103,7 +103,7 @@ fn run(
     tables.set_item("links", table_to_dict(py, &out.links)?)?;
     tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
     d.set_item("tables", tables)?;
-    // `[sessions]` runs with a sample interval only (not in the schema's per-run tables).
+    // `[sessions]` runs with a sample interval only (the schema's optional tables).
     if out.session_samples.rows() > 0 {
         let extra = PyDict::new(py);
         extra.set_item("session_samples", table_to_dict(py, &out.session_samples)?)?;
@@ -236,16 +236,20 @@ fn time_s(text: &str) -> Option<f64> {
 }
 
 /// The result tables' columns, declared once in Rust (`xcc_build::schema`): a list of
-/// (table, [(name, dtype, unit, doc, nullable)]).
+/// (table, optional, [(name, dtype, unit, doc, nullable)]); an optional table is written only
+/// by the runs that measure it.
 #[pyfunction]
 fn table_schema() -> TableSchema {
-    xcc_sim::schema::TABLES
-        .iter()
-        .map(|(t, cols)| (*t, cols.iter().map(|c| (c.name, c.dtype.name(), c.unit, c.doc, c.nullable)).collect()))
+    use xcc_sim::schema::{OPTIONAL_TABLES, TABLES};
+    let tagged = TABLES.iter().map(|t| (t, false)).chain(OPTIONAL_TABLES.iter().map(|t| (t, true)));
+    tagged
+        .map(|((t, cols), optional)| {
+            (*t, optional, cols.iter().map(|c| (c.name, c.dtype.name(), c.unit, c.doc, c.nullable)).collect())
+        })
         .collect()
 }
 
-type TableSchema = Vec<(&'static str, Vec<(&'static str, &'static str, &'static str, &'static str, bool)>)>;
+type TableSchema = Vec<(&'static str, bool, Vec<(&'static str, &'static str, &'static str, &'static str, bool)>)>;
 
 /// The names of every algorithm this build runs, by role, from the registries: "link" (a
 /// link's `queue`), "host" (a flow's `cc`), "session" (`run_sessions`' protocols).

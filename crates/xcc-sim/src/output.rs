@@ -63,6 +63,25 @@ pub struct TableBuilder {
 }
 
 impl TableBuilder {
+    /// A builder for table `name` of the one schema (`xcc_build::schema`): its columns, in its
+    /// order, with its types. Panics on a name the schema does not declare (a programming
+    /// error, caught by every test that builds the table).
+    pub fn for_table(name: &str) -> Self {
+        let cols = crate::schema::columns(name).unwrap_or_else(|| panic!("no table {name} in the schema"));
+        let cols: Vec<(&'static str, Kind)> = cols
+            .iter()
+            .map(|c| {
+                let k = match c.dtype {
+                    crate::schema::Dtype::F64 => Kind::F64,
+                    crate::schema::Dtype::I64 => Kind::I64,
+                    crate::schema::Dtype::Str => Kind::Str,
+                };
+                (c.name, k)
+            })
+            .collect();
+        Self::with_schema(&cols)
+    }
+
     /// A builder whose table has these columns, in this order, even if no row is added.
     pub fn with_schema(schema: &[(&'static str, Kind)]) -> Self {
         let columns = schema

@@ -18,7 +18,7 @@
 
 use super::{Endpoints, Event, Simulation};
 use crate::engine::EventQueue;
-use crate::output::{Kind, Table, TableBuilder};
+use crate::output::{Table, TableBuilder};
 use crate::session::stats::mean_p10_p90;
 use xcc_core::analysis::maxmin::{max_min_fair, Allocation, Bottleneck, MaxMinProblem};
 use xcc_core::{Dur, Time};
@@ -56,29 +56,8 @@ impl SessionSampler {
             sent_then: vec![0; links],
             max_before: vec![0; links],
             oracle: None,
-            samples: TableBuilder::with_schema(&[
-                ("time_s", Kind::F64),
-                ("present", Kind::I64),
-                ("rated", Kind::I64),
-                ("es_mean", Kind::F64),
-                ("es_p10", Kind::F64),
-                ("es_p90", Kind::F64),
-                ("es_max_abs", Kind::F64),
-                ("bottlenecks", Kind::I64),
-                ("ee_mean", Kind::F64),
-                ("ee_p10", Kind::F64),
-                ("ee_p90", Kind::F64),
-                ("ee_max", Kind::F64),
-                ("max_queue_bytes", Kind::I64),
-                ("max_queue_delay_s", Kind::F64),
-            ]),
-            rates: TableBuilder::with_schema(&[
-                ("time_s", Kind::F64),
-                ("flow_id", Kind::I64),
-                ("rate_bps", Kind::F64),
-                ("maxmin_bps", Kind::F64),
-                ("error_pct", Kind::F64),
-            ]),
+            samples: TableBuilder::for_table("session_samples"),
+            rates: TableBuilder::for_table("session_rates"),
         }
     }
 
