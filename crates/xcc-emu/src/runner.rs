@@ -291,7 +291,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Datagrams the hosts' own UDP sockets refused: lost before the router, outside the model.
     let udp = udp.unwrap_or_default();
     let mut send_failures = udp.ack_send_failures;
-    let (data_batches, ack_batches) = (udp.data_batches, udp.ack_batches);
+    let (data_batches, ack_batches, reads) = (udp.data_batches, udp.ack_batches, udp.reads);
     let (host_wake_late_max_ns, hosts_realtime) = (udp.wake_late_max_ns, (!no_udp_flows).then_some(udp.realtime));
     for r in udp.flows {
         send_failures += r.send_failures;
@@ -451,6 +451,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     json["stats"]["transport_data_batched"] = json!(data_batches.1);
     json["stats"]["transport_ack_batches"] = json!(ack_batches.0);
     json["stats"]["transport_acks_batched"] = json!(ack_batches.1);
+    json["stats"]["transport_reads"] = json!(reads.0);
+    json["stats"]["transport_datagrams_read"] = json!(reads.1);
     json["stats"]["keep_awake"] = json!(keep_awake_method);
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }

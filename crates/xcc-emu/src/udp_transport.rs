@@ -101,6 +101,8 @@ pub struct TransportRun {
     pub data_batches: (u64, u64),
     /// Sends of several ACKs, and the ACKs in them.
     pub ack_batches: (u64, u64),
+    /// Reads of the hosts' sockets, and the datagrams in them (more with `UDP_GRO`).
+    pub reads: (u64, u64),
 }
 
 struct Flow {
@@ -125,7 +127,7 @@ fn set_tos(s: &UdpSocket, tos: u8) -> io::Result<()> {
 }
 
 /// Sets both socket buffers to `bytes` (`SO_*BUFFORCE`: as root, beyond `net.core.*mem_max`).
-fn set_buffers(s: &UdpSocket, bytes: usize) -> io::Result<()> {
+pub(crate) fn set_buffers(s: &UdpSocket, bytes: usize) -> io::Result<()> {
     let v = (bytes / 2) as libc::c_int; // the kernel doubles the value (bookkeeping overhead)
     for (force, plain) in [(libc::SO_RCVBUFFORCE, libc::SO_RCVBUF), (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF)] {
         // SAFETY: valid fd, pointer to an int and its size.
@@ -151,8 +153,29 @@ fn enable_recv_tos(s: &UdpSocket) -> io::Result<()> {
     Ok(())
 }
 
-/// `recvmsg` with the TOS byte: (bytes, source, tos); `None` when nothing is waiting.
-fn recv_with_tos(s: &UdpSocket, buf: &mut [u8]) -> io::Result<Option<(usize, SocketAddrV4, u8)>> {
+/// `UDP_GRO` (Linux 5.0; not in every libc build): datagrams of one flow that arrive together
+/// are read as one buffer with their size in a control message.
+const UDP_GRO: libc::c_int = 104;
+
+/// Turns on `UDP_GRO`: fewer reads on the hosts' side (the router's coalesced writes reach the
+/// socket whole). Errors are ignored: without it every datagram is read on its own.
+pub(crate) fn enable_gro(s: &UdpSocket) {
+    let v: libc::c_int = 1;
+    // SAFETY: valid fd, pointer to an int and its size.
+    unsafe { libc::setsockopt(s.as_raw_fd(), libc::SOL_UDP, UDP_GRO, (&v as *const libc::c_int).cast(), 4) };
+}
+
+/// One read: its bytes, source, TOS byte and the size of the datagrams in it (the whole read
+/// when the kernel merged none).
+pub(crate) struct Read {
+    pub len: usize,
+    pub from: SocketAddrV4,
+    pub tos: u8,
+    pub datagram: usize,
+}
+
+/// `recvmsg` with the TOS byte and `UDP_GRO`'s datagram size; `None` when nothing is waiting.
+pub(crate) fn recv_with_tos(s: &UdpSocket, buf: &mut [u8]) -> io::Result<Option<Read>> {
     let mut addr: libc::sockaddr_in = unsafe { std::mem::zeroed() };
     let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
     let mut control = [0u64; 8];
@@ -173,19 +196,23 @@ fn recv_with_tos(s: &UdpSocket, buf: &mut [u8]) -> io::Result<Option<(usize, Soc
             _ => Err(e),
         };
     }
-    let mut tos = 0u8;
+    let (mut tos, mut datagram) = (0u8, n as usize);
     // SAFETY: walking the control messages the kernel wrote into `control`.
     unsafe {
         let mut c = libc::CMSG_FIRSTHDR(&msg);
         while !c.is_null() {
             if (*c).cmsg_level == libc::IPPROTO_IP && (*c).cmsg_type == libc::IP_TOS {
                 tos = *libc::CMSG_DATA(c);
+            } else if (*c).cmsg_level == libc::SOL_UDP && (*c).cmsg_type == UDP_GRO {
+                let size = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::c_int>());
+                datagram = (size as usize).clamp(1, n as usize);
             }
             c = libc::CMSG_NXTHDR(&msg, c);
         }
     }
     let ip = Ipv4Addr::from(u32::from_be(addr.sin_addr.s_addr));
-    Ok(Some((n as usize, SocketAddrV4::new(ip, u16::from_be(addr.sin_port)), tos)))
+    let from = SocketAddrV4::new(ip, u16::from_be(addr.sin_port));
+    Ok(Some(Read { len: n as usize, from, tos, datagram }))
 }
 
 /// Encodes a packet's UDP payload: shim, segment, then `payload_bytes` of filler.
@@ -219,6 +246,8 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     // One receiving socket per destination address, shared by the flows to it.
     let mut rx_socks: Vec<UdpSocket> = Vec::new();
     let mut rx_of: HashMap<[u8; 4], usize> = HashMap::new();
+    // Datagrams that arrive together read at once (UDP_GRO), unless XCC_EMU_TRANSPORT_GRO=0.
+    let gro = std::env::var("XCC_EMU_TRANSPORT_GRO").map_or(true, |v| v != "0");
     let mut flows = Vec::new();
     for s in setups {
         if let std::collections::hash_map::Entry::Vacant(e) = rx_of.entry(s.dst_addr) {
@@ -227,6 +256,9 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             sock.set_nonblocking(true)?;
             set_buffers(&sock, SOCKET_BUFFER)?;
             enable_recv_tos(&sock)?;
+            if gro {
+                enable_gro(&sock);
+            }
             e.insert(rx_socks.len());
             rx_socks.push(sock);
         }
@@ -236,6 +268,9 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         tx.set_nonblocking(true)?;
         set_buffers(&tx, SOCKET_BUFFER)?;
         enable_recv_tos(&tx)?;
+        if gro {
+            enable_gro(&tx);
+        }
         flows.push(Flow {
             result: FlowResult { id: s.id, ..FlowResult::default() },
             setup: s,
@@ -250,7 +285,8 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let realtime = sys::realtime_priority(40);
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
-    let mut rbuf = vec![0u8; 2048];
+    // A read can hold a 64 KiB run of datagrams (UDP_GRO).
+    let mut rbuf = vec![0u8; 65_536];
     // The paced datagrams due at one wake-up in one send, and the ACKs for the datagrams read
     // at once in another (send_batch.rs: without them the router could not read two flows'
     // datagrams at 1 Gbit/s one by one). XCC_EMU_TRANSPORT_GSO=0 sends every datagram alone.
@@ -261,6 +297,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let mut triggered: Vec<(usize, Time)> = Vec::new();
     let mut wake_late_max_ns = 0;
     let mut ack_failures = 0;
+    let (mut reads, mut datagrams) = (0u64, 0u64);
     let mut pfds: Vec<libc::pollfd> = rx_socks
         .iter()
         .map(|s| s.as_raw_fd())
@@ -370,39 +407,45 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             }
             loop {
                 let sock = if k < rx_socks.len() { &rx_socks[k] } else { &flows[k - rx_socks.len()].tx };
-                let Some((len, from, tos)) = recv_with_tos(sock, &mut rbuf)? else { break };
+                let Some(read) = recv_with_tos(sock, &mut rbuf)? else { break };
                 let t = now();
-                let i = if k < rx_socks.len() { by_port.get(&from.port()).copied() } else { Some(k - rx_socks.len()) };
+                let i =
+                    if k < rx_socks.len() { by_port.get(&read.from.port()).copied() } else { Some(k - rx_socks.len()) };
                 let Some(i) = i else { continue };
-                let f = &mut flows[i];
-                let Some(p) = decode_payload(f.setup.id, &rbuf[..len], tos) else { continue };
-                // Each arrival is answered at once, as in the simulator: the receiver's ACKs
-                // for one packet must leave before the next packet is read, or several ACKs owed
-                // would go out with the same cumulative number and look like duplicates.
-                if k < rx_socks.len() {
-                    if let Some(r) = f.receiver.as_mut() {
-                        let fresh = r.on_packet(t, &p);
-                        if fresh > 0 && f.result.first_byte_at.is_none() {
-                            f.result.first_byte_at = Some(t);
-                        }
-                        f.result.bytes_delivered += fresh;
-                        if f.result.received_all_at.is_none()
-                            && f.setup.size_bytes.is_some_and(|n| f.result.bytes_delivered >= n)
-                        {
-                            f.result.received_all_at = Some(t);
-                            if let Some(j) = f.setup.then {
-                                triggered.push((j, t));
+                reads += 1;
+                // The datagrams of one read (several with UDP_GRO), one by one.
+                for d in rbuf[..read.len].chunks(read.datagram) {
+                    let f = &mut flows[i];
+                    datagrams += 1;
+                    let Some(p) = decode_payload(f.setup.id, d, read.tos) else { continue };
+                    // Each arrival is answered at once, as in the simulator: the receiver's ACKs
+                    // for one packet must leave before the next packet is read, or several ACKs owed
+                    // would go out with the same cumulative number and look like duplicates.
+                    if k < rx_socks.len() {
+                        if let Some(r) = f.receiver.as_mut() {
+                            let fresh = r.on_packet(t, &p);
+                            if fresh > 0 && f.result.first_byte_at.is_none() {
+                                f.result.first_byte_at = Some(t);
+                            }
+                            f.result.bytes_delivered += fresh;
+                            if f.result.received_all_at.is_none()
+                                && f.setup.size_bytes.is_some_and(|n| f.result.bytes_delivered >= n)
+                            {
+                                f.result.received_all_at = Some(t);
+                                if let Some(j) = f.setup.then {
+                                    triggered.push((j, t));
+                                }
+                            }
+                            // Encoded now, sent with the other ACKs owed when the socket is empty.
+                            let back = SocketAddrV4::new(Ipv4Addr::from(f.setup.src_addr), sender_port(f.setup.id));
+                            while let Some(a) = r.poll_transmit(t) {
+                                encode_payload(&a, &mut buf)?;
+                                f.result.send_failures += acks.push_to(&rx_socks[k], Some(back), &buf);
                             }
                         }
-                        // Encoded now, sent with the other ACKs owed when the socket is empty.
-                        let back = SocketAddrV4::new(Ipv4Addr::from(f.setup.src_addr), sender_port(f.setup.id));
-                        while let Some(a) = r.poll_transmit(t) {
-                            encode_payload(&a, &mut buf)?;
-                            f.result.send_failures += acks.push_to(&rx_socks[k], Some(back), &buf);
-                        }
+                    } else if let Some(s) = f.sender.as_mut() {
+                        s.on_packet(t, &p);
                     }
-                } else if let Some(s) = f.sender.as_mut() {
-                    s.on_packet(t, &p);
                 }
             }
             if k < rx_socks.len() {
@@ -430,5 +473,41 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         ack_send_failures: ack_failures,
         data_batches: (batch.batched_sends, batch.batched_datagrams),
         ack_batches: (acks.batched_sends, acks.batched_datagrams),
+        reads: (reads, datagrams),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four datagrams sent as one `UDP_SEGMENT` send to a socket with `UDP_GRO` arrive as the
+    /// same four datagrams, byte for byte, with their TOS byte, however the kernel groups them
+    /// into reads (over loopback: one read of four).
+    #[test]
+    fn datagrams_read_together_are_the_datagrams_sent() {
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        tx.connect(rx.local_addr().unwrap()).unwrap();
+        enable_recv_tos(&rx).unwrap();
+        enable_gro(&rx);
+        set_tos(&tx, 0x02).unwrap();
+        let sent: Vec<Vec<u8>> = (1..=4u8).map(|i| vec![i; if i == 4 { 500 } else { 1200 }]).collect();
+        let mut b = SendBatch::new(true);
+        for d in &sent {
+            assert_eq!(b.push(&tx, d), 0);
+        }
+        assert_eq!(b.flush(&tx), 0);
+        let mut buf = vec![0u8; 65_536];
+        let (mut got, mut reads) = (Vec::new(), 0);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while got.len() < sent.len() && std::time::Instant::now() < deadline {
+            let Some(r) = recv_with_tos(&rx, &mut buf).unwrap() else { continue };
+            reads += 1;
+            assert_eq!(r.tos, 0x02);
+            got.extend(buf[..r.len].chunks(r.datagram).map(<[u8]>::to_vec));
+        }
+        assert_eq!(got, sent);
+        assert!(reads <= sent.len(), "{reads} reads");
+    }
 }
