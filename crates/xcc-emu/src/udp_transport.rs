@@ -158,7 +158,8 @@ fn enable_recv_tos(s: &UdpSocket) -> io::Result<()> {
 const UDP_GRO: libc::c_int = 104;
 
 /// Turns on `UDP_GRO`: fewer reads on the hosts' side (the router's coalesced writes reach the
-/// socket whole). Errors are ignored: without it every datagram is read on its own.
+/// socket whole). Errors are ignored: without it every datagram is read on its own. Used by
+/// the CBR sink ([`crate::cbr`]); the transport only with `XCC_EMU_TRANSPORT_GRO=1`.
 pub(crate) fn enable_gro(s: &UdpSocket) {
     let v: libc::c_int = 1;
     // SAFETY: valid fd, pointer to an int and its size.
@@ -246,8 +247,9 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     // One receiving socket per destination address, shared by the flows to it.
     let mut rx_socks: Vec<UdpSocket> = Vec::new();
     let mut rx_of: HashMap<[u8; 4], usize> = HashMap::new();
-    // Datagrams that arrive together read at once (UDP_GRO), unless XCC_EMU_TRANSPORT_GRO=0.
-    let gro = std::env::var("XCC_EMU_TRANSPORT_GRO").map_or(true, |v| v != "0");
+    // Datagrams that arrive together read at once (UDP_GRO): off unless XCC_EMU_TRANSPORT_GRO=1,
+    // since with it the flows fell further behind their rate (docs/emu.md, measured).
+    let gro = std::env::var("XCC_EMU_TRANSPORT_GRO").is_ok_and(|v| v == "1");
     let mut flows = Vec::new();
     for s in setups {
         if let std::collections::hash_map::Entry::Vacant(e) = rx_of.entry(s.dst_addr) {
