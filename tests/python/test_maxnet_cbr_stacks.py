@@ -163,3 +163,46 @@ def test_the_mice_experiments_have_a_stack_version():
     assert set(mice_stacks.EXPERIMENTS) == {"mice-http-50", "mice-http-200"}
     with pytest.raises(ValueError, match="expected one of"):
         mice_stacks.run("/nonexistent", stack="ns3")
+
+
+def test_a_failed_real_run_is_recorded_and_tried_again():
+    calls = []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("xcc-emu: the kernel dropped 3 packet(s) at the TUN devices")
+        return "result"
+
+    result, failures = _stacks.run_real(flaky)
+    assert result == "result" and len(failures) == 1 and len(calls) == 2
+
+    def broken():
+        raise RuntimeError("dropped | twice")
+
+    result, failures = _stacks.run_real(broken)
+    assert result is None and failures == ["dropped | twice"] * 2
+    text = _stacks.failure_text({"kernel": failures})
+    assert text.count("- `kernel`, attempt") == 2 and "dropped \\| twice" in text
+
+
+MESSAGE = (
+    "xcc-emu run --stack kernel failed: xcc-emu: the hosts' UDP sockets dropped 196259 "
+    "datagram(s) (...): [DevCounters { rx_packets: 410502, rx_dropped: 0, tx_packets: 810589, "
+    "tx_dropped: 0, udp_rcvbuf_errors: 0, udp_sndbuf_errors: 0 }, DevCounters { rx_packets: 0, "
+    "rx_dropped: 0, tx_packets: 333334, tx_dropped: 0, udp_rcvbuf_errors: 0, "
+    "udp_sndbuf_errors: 0 }, DevCounters { rx_packets: 1453329, rx_dropped: 0, tx_packets: "
+    "410502, tx_dropped: 0, udp_rcvbuf_errors: 196259, udp_sndbuf_errors: 0 }]"
+)
+
+
+def test_a_failure_message_says_which_host_lost_what():
+    counters = _stacks.kernel_drops(MESSAGE, stacks.HOSTS)
+    assert [c["host"] for c in counters] == ["src", "cbr", "dst"]
+    assert counters[2]["udp_rcvbuf_errors"] == 196259 and counters[1]["tx_packets"] == 333334
+    text = _stacks.drop_summary(MESSAGE, stacks.HOSTS)
+    assert text.startswith("lost at: dst udp_rcvbuf_errors 196259")
+    assert _stacks.drop_summary("no counters here", stacks.HOSTS) == ""
+    shares = stacks.cbr_sink_losses({"kernel": [MESSAGE], "udp": [MESSAGE]})
+    assert shares == [pytest.approx(196259 / 333334)]
+    assert "59 %" in stacks._sink_text({"kernel": [MESSAGE]}, True)

@@ -184,10 +184,48 @@ def run_real(
     return None, failures
 
 
-def failure_text(failures: Mapping[str, Sequence[str]]) -> str:
-    """The failed attempts of the real stacks, quoted, for the report (empty if none)."""
+def failure_text(failures: Mapping[str, Sequence[str]], hosts: Sequence[str] = ()) -> str:
+    """The failed attempts of the real stacks, quoted, for the report (empty if none); with
+    the scenario's ``hosts``, where each lost its packets."""
     lines = []
     for stack, msgs in failures.items():
         for i, msg in enumerate(msgs, 1):
-            lines.append(f"- `{stack}`, attempt {i}: `{_cell(msg)}`")
+            where = drop_summary(msg, hosts) if hosts else ""
+            lines.append(
+                f"- `{stack}`, attempt {i}: `{_cell(msg)}`" + (f"; {where}" if where else "")
+            )
     return "\n".join(lines)
+
+
+_COUNTER_FIELDS = ("rx_dropped", "tx_dropped", "udp_rcvbuf_errors", "udp_sndbuf_errors")
+
+
+def kernel_drops(message: str, hosts: Sequence[str]) -> list[dict[str, Any]]:
+    """The per-host counters (``DevCounters {...}``, one per host namespace in the scenario's
+    host order) that the emu's failure message lists; empty if it lists none."""
+    import re
+
+    out = []
+    blocks = re.findall(r"DevCounters \{([^}]*)\}", message)
+    for i, block in enumerate(blocks):
+        fields = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", block)}
+        fields["host"] = hosts[i] if i < len(hosts) else f"host {i}"
+        out.append(fields)
+    return out
+
+
+def drop_summary(message: str, hosts: Sequence[str]) -> str:
+    """Where a failed run lost its packets, in words: each host with a non-zero drop counter,
+    and how many packets each host's TUN device carried."""
+    counters = kernel_drops(message, hosts)
+    if not counters:
+        return ""
+    lost = [
+        f"{c['host']} {', '.join(f'{k} {c[k]}' for k in _COUNTER_FIELDS if c.get(k))}"
+        for c in counters
+        if any(c.get(k) for k in _COUNTER_FIELDS)
+    ]
+    carried = ", ".join(
+        f"{c['host']} {c.get('tx_packets', 0)} / {c.get('rx_packets', 0)}" for c in counters
+    )
+    return f"lost at: {'; '.join(lost) or 'none'} (packets sent / received per host: {carried})"

@@ -341,7 +341,7 @@ def _report(
             + ("" if stack in measured else "Neither attempt succeeded: the tables lack it. ")
             + "The messages:",
             "",
-            failure_text(failures),
+            failure_text(failures, [h["name"] for h in scenario_dict(1.0, stack)["host"]]),
             "",
         ]
     return "\n".join(
