@@ -206,3 +206,16 @@ def test_a_failure_message_says_which_host_lost_what():
     shares = stacks.cbr_sink_losses({"kernel": [MESSAGE], "udp": [MESSAGE]})
     assert shares == [pytest.approx(196259 / 333334)]
     assert "59 %" in stacks._sink_text({"kernel": [MESSAGE]}, True)
+
+
+def test_two_link_discussion_names_the_intervals_off_max_min():
+    measured = {"sim": _two_link_measured(), "kernel": _two_link_measured(scale=0.9)}
+    for s in measured:
+        measured[s]["interval_queues"] = [
+            {"link": "A->B", "interval": [0, 20], "mean_packets": 1.0, "max_packets": 4.0}
+        ]
+    lines = two_link_stacks.discussion(measured, "kernel")
+    assert lines[0].startswith("`sim`: every active flow within 5 % of its max-min rate in 0-20 s")
+    assert "not in 0-20 s (f1 -11 %)" in lines[1]
+    assert "A->B 0-20 s: 1 (max 4) against 1.0 (max 4)" in lines[2]
+    assert two_link_stacks.discussion({"sim": measured["sim"]}, "kernel") == []

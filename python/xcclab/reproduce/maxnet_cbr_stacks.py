@@ -316,15 +316,17 @@ def _sink_text(failures: dict[str, list[str]], kernel_failed: bool) -> str:
     shares = cbr_sink_losses(failures)
     if not shares:
         return ""
-    pct = ", ".join(f"{100 * x:.0f} %" for x in shares)
+    pct = " and ".join(f"{100 * x:.0f} %" for x in shares)
+    attempts = f" (in its {len(shares)} attempts)" if len(shares) > 1 else ""
     return (
         "Where: the receiving host `dst`'s UDP sockets (`udp_rcvbuf_errors`). On the kernel "
         "stack the only UDP socket there is the CBR's sink, so the sink fell behind the "
         f"400 Mbit/s CBR (33,333 datagrams of 1500 B a second): it lost {pct} of the CBR's "
-        "datagrams. The emu's CBR sink (`crates/xcc-emu/src/cbr.rs`) is one thread reading one "
-        "datagram per system call from a socket with the system's default receive buffer "
-        "(`net.core.rmem_default`), where xcclab's transport asks for 8 MB; at the earlier "
-        "100 Mbit/s scaling (a 40 Mbit/s CBR) it kept up. On `udp` the same host also holds "
+        f"datagrams{attempts}. The emu's CBR sink (`crates/xcc-emu/src/cbr.rs`) is one "
+        "thread reading one datagram per system call from a socket with the system's "
+        "default receive buffer (`net.core.rmem_default`), where xcclab's transport asks "
+        "for 8 MB; at the earlier 100 Mbit/s scaling (a 40 Mbit/s CBR) it kept up. On `udp` "
+        "the same host also holds "
         "the MaxNet receiver, so its count mixes both."
         + (
             " Until the sink keeps up at 400 Mbit/s (a larger buffer, batched reads) no "
