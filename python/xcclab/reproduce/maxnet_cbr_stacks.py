@@ -171,6 +171,10 @@ def measure_stack(result: Any, scale: float, fluid: dict[str, float]) -> dict[st
     emu = result.run_info.get("emu", {})
     for key, src in EMU_STATS.items():
         m[key] = emu.get(src, float("nan"))
+    if emu:
+        from ..emu import fidelity_warnings
+
+        m["fidelity_warnings"] = fidelity_warnings(emu)
     return m
 
 
@@ -464,7 +468,17 @@ def _report(
             "",
             "Router lateness, CPU share, the hosts' late wake-ups, the kernel's TUN drops and "
             "the load come from the run's `emu` section (`docs/emu.md`); a run with a kernel "
-            "drop fails instead of reporting.",
+            "drop fails instead of reporting. What in these figures makes a run less faithful "
+            "to the modelled network (`xcclab.emu.fidelity_warnings`): "
+            + (
+                "; ".join(
+                    f"`{s}`: "
+                    + ("; ".join(measured[s].get("fidelity_warnings") or []) or "nothing")
+                    for s in real
+                )
+                or "no real run"
+            )
+            + ".",
             "",
             "## Figures",
             "",

@@ -85,6 +85,10 @@ def measure_stack(result: Any, scale: float) -> dict[str, Any]:
     emu = result.run_info.get("emu", {})
     for key, src in EMU_STATS.items():
         m[key] = emu.get(src, float("nan"))
+    if emu:
+        from ..emu import fidelity_warnings
+
+        m["fidelity_warnings"] = fidelity_warnings(emu)
     m["drops"] = {link: int(result.link(link)["drops"]) for link in ("A->B", "B->C")}
     m["interval_queues"] = interval_queues(result, scale)
     return m
@@ -475,7 +479,10 @@ def _report(
             markdown_table(["quantity", stack], stat_rows),
             "",
             "From the run's `emu` section (`docs/emu.md`); a run with a kernel-side drop fails "
-            "instead of reporting.",
+            "instead of reporting. What in these figures makes the run less faithful to the "
+            "modelled network (`xcclab.emu.fidelity_warnings`): "
+            + ("; ".join(m.get("fidelity_warnings") or []) or "nothing")
+            + ".",
             "",
             "## Figures",
             "",
@@ -485,8 +492,8 @@ def _report(
             "",
             *(x + "\n" for x in discussion(measured, stack)),
             "The router, its MaxNet price and the source law are the same on both; the "
-            "transport differs (Linux TCP with delayed ACKs, TSO, its own RTT estimate and "
-            "the kernel's pacing, against xcclab's sender). Where the real stack misses the "
+            "transport differs (Linux TCP with delayed ACKs, TSO and its own RTT estimate, "
+            "against xcclab's sender). Where the real stack misses the "
             "simulator the cause is not isolated by this run; candidates named in "
             "docs/kernel.md are the window law's sensitivity to tau (W contains "
             "exp(-alpha q / tau): a minimum RTT a little off moves the window far) and the "
