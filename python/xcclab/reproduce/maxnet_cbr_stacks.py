@@ -359,7 +359,10 @@ def _report(
         for s in order
     )
     g_header, g_rows = gap_rows(gaps, real)
-    within = "; ".join("`{}` {} of {}".format(s, *gap_summary(gaps, s)) for s in real) or "none"
+    within = (
+        "; ".join("`{}` {} of {}".format(s, *gap_summary(gaps, s)) for s in real)
+        or "no real run to compare"
+    )
     keys = [
         ("time to 95 % of mu (s)", "time_to_mu_s", 1, 2),
         ("utilisation before the CBR", "util_before", 1, 3),
