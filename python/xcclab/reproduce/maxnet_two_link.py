@@ -133,7 +133,8 @@ def measure(result: Any, scale: float) -> dict[str, Any]:
         r = sub["rate_bps"].to_numpy()
         hit = t[r >= target]
         # MaxStart's start: the window one RTT (and one sample) after the start, as a rate.
-        w = sub["cwnd_bytes"].to_numpy()[t > start * scale + RTT_S[links] + 0.01]
+        # (Real-packet runs have no window column: nulls, read as NaN.)
+        w = sub["cwnd_bytes"].cast(pl.Float64).to_numpy()[t > start * scale + RTT_S[links] + 0.01]
         rises[name] = {
             "rise_s": float(hit.min() - start * scale) if hit.size else float("nan"),
             "rtt_s": RTT_S[links],
@@ -490,7 +491,15 @@ def claims(metrics: dict) -> list[Claim]:
     return out
 
 
-EXPERIMENT = Experiment(id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims)
+def _two_link_stack(out_dir, quick=False, *, stack="kernel", log=None):
+    from .maxnet_two_link_stacks import run as run_stacks
+
+    return run_stacks(out_dir, quick, stack=stack, log=log)
+
+
+EXPERIMENT = Experiment(
+    id=ID, seed="000", title=TITLE, summary=CLAIM, run=run, claims=claims, stack=_two_link_stack
+)
 
 
 if __name__ == "__main__":
