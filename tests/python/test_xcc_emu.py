@@ -146,3 +146,20 @@ def test_paper_value_of_a_point_claim():
     assert xe._paper_value({"type": "point", "expected": c.expected()}) == 9415.0
     q = Qualitative("q", None, "", None, observed="seen")
     assert xe._paper_value({"type": q.kind, "expected": q.expected()}) is None
+
+
+def test_stall_finding_names_the_stalled_runs():
+    def real(late_us, share, load):
+        return {"router": {"lateness_max_us": late_us, "router_cpu_share": share},
+                "load_1min": load}  # fmt: skip
+
+    measured = {
+        "xcp/emu": real(32_700, 0.94, (1.8, 2.0)),
+        "rcp/emu": real(9_254, 0.90, (2.0, 4.0)),
+        "maxnet/sim": {},
+    }
+    text = xe.stall_finding(["xcp", "rcp", "maxnet"], measured)
+    assert text.startswith("Router stalls: 1 of 2 real runs delivered a packet more than 10 ms")
+    assert "(XCP 32.7 ms)" in text and "RCP 9.3" not in text
+    assert "CPU share was 0.90-0.94" in text and "load average (1 min) 1.8-4.0" in text
+    assert xe.stall_finding(["maxnet"], measured) is None

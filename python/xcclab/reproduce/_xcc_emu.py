@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..claims import Claim, Qualitative, Scored, score, verdict
 from . import _xcc
 from .report import (
@@ -35,7 +37,8 @@ from .report import (
 )
 
 RATE = "1Gbps"
-BUFFER = "20000pkt"
+BUFFER_PACKETS = 20000
+BUFFER = f"{BUFFER_PACKETS}pkt"
 #: Emulated runs per protocol at most: a run with a kernel-side drop fails by design
 #: (docs/emu.md), and on a shared machine a single dropped packet in millions happens now and
 #: then, so a failed run is tried once more (the report names every failed attempt).
@@ -218,17 +221,24 @@ def steady_rows(
 
 def window_evidence(res: Any, p: _xcc.Protocol, a: float, b: float) -> dict[str, float]:
     """The bottleneck over the window ``(a, b]``: mean utilisation against the protocol's
-    target, the 100 ms bins below 95 % of it, the peak queue (packets)."""
+    target, the 100 ms bins below 95 % of it, the peak queue (packets), the mean of the link's
+    control variable (its series' ``gauge``: RCP's rate R, MaxNet's price ...); and over the
+    whole run, the seconds the queue spent at 90 % of the buffer or more."""
     ls = _xcc.link_series(res, _xcc.BOTTLENECK)
     cap = float(res.links.filter(res.links["name"] == _xcc.BOTTLENECK)["rate_bps"][0])
     t, u = _xcc.averaged(ls["time_s"], ls["rate_bps"] / cap, 10)
     sel = (t > a + 1e-9) & (t <= b + 1e-9)
-    q = ls["queue_bytes"][(ls["time_s"] > a) & (ls["time_s"] <= b)] / p.data_wire_bytes
+    in_window = (ls["time_s"] > a) & (ls["time_s"] <= b)
+    queue = ls["queue_bytes"] / p.data_wire_bytes
+    q = queue[in_window]
+    dt = np.diff(ls["time_s"], prepend=0.0)
     return {
         "utilisation": float(u[sel].mean()) if sel.any() else float("nan"),
         "bins": int(sel.sum()),
         "bins_below_95pct_of_target": int((u[sel] < 0.95 * p.target).sum()),
         "peak_queue_packets": float(q.max()) if len(q) else float("nan"),
+        "gauge_mean": float(ls["gauge"][in_window].mean()) if in_window.any() else float("nan"),
+        "queue_near_full_s": float(dt[queue >= 0.9 * BUFFER_PACKETS].sum()),
     }
 
 
@@ -675,6 +685,9 @@ def findings(
     for n in names:
         if n in off and f"{n}/emu" in measured:
             out.append(evidence(n, measured[f"{n}/sim"], measured[f"{n}/emu"]))
+    stalls = stall_finding(names, measured)
+    if stalls:
+        out.append(stalls)
     for name, ws in warnings.items():
         out.append(f"{_xcc.by_name(name).label}, the run's own warnings: " + "; ".join(ws) + ".")
     for name, why in retried.items():
@@ -704,6 +717,46 @@ def _mentions(claim_id: str, name: str) -> bool:
     return label in words
 
 
+def _g(w: dict[str, Any]) -> str:
+    v = w.get("gauge_mean")
+    return "n/a" if v is None or not math.isfinite(v) else f"{v:.4g}"
+
+
+def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> str | None:
+    """The real runs' router stalls (a packet delivered over 10 ms late), CPU shares and the
+    machine's load, in one sentence; None without a real run."""
+    from xcclab.emu import ROUTER_STALL_LIMIT_US
+
+    real = {n: measured[f"{n}/emu"] for n in names if f"{n}/emu" in measured}
+    if not real:
+        return None
+    late = {n: m["router"].get("lateness_max_us") or 0 for n, m in real.items()}
+    shares = [m["router"].get("router_cpu_share") for m in real.values()]
+    shares = [x for x in shares if x is not None]
+    loads = [x for m in real.values() for x in (m.get("load_1min") or ())]
+    stalled = [n for n, v in late.items() if v > ROUTER_STALL_LIMIT_US]
+    text = (
+        f"Router stalls: {len(stalled)} of {len(real)} real runs delivered a packet more than "
+        f"{ROUTER_STALL_LIMIT_US // 1000} ms late"
+        + (
+            " ("
+            + ", ".join(f"{_xcc.by_name(n).label} {late[n] / 1000:.1f} ms" for n in stalled)
+            + ")"
+            if stalled
+            else ""
+        )
+    )
+    if shares:
+        text += f"; the router thread's CPU share was {min(shares):.2f}-{max(shares):.2f}"
+    if loads:
+        text += f"; load average (1 min) {min(loads):.1f}-{max(loads):.1f}"
+    return (
+        text + ". A stall holds every packet at the router for its length and then delivers "
+        "them together: the bottleneck sees a gap in its input and then a burst, which the "
+        "simulated link never sees."
+    )
+
+
 def evidence(name: str, sim: dict[str, Any], real: dict[str, Any]) -> str:
     """One protocol's real run against its simulated one over the steady window: the
     bottleneck's utilisation, the 100 ms bins under 95 % of the target, the peak queue, and
@@ -718,7 +771,17 @@ def evidence(name: str, sim: dict[str, Any], real: dict[str, Any]) -> str:
         f"{wr['bins']} 100 ms bins under 95 % of the target "
         f"({ws['bins_below_95pct_of_target']} simulated); peak queue "
         f"{fmt(wr['peak_queue_packets'], 0)} packets ({fmt(ws['peak_queue_packets'], 0)} "
-        "simulated). In the real run the router delivered a packet up to "
+        f"simulated); the link's control variable (`gauge`) averaged {_g(wr)} "
+        f"({_g(ws)} simulated). Over the whole run the queue held 90 % of the buffer or more "
+        f"for {fmt(wr['queue_near_full_s'], 2)} s ({fmt(ws['queue_near_full_s'], 2)} s "
+        f"simulated) and the buffer dropped {real['drops']} packets ({sim['drops']} "
+        "simulated)"
+        + (
+            f"; {_xcc.LOSS_REASONS[name]}"
+            if name in _xcc.LOSS_REASONS and real["drops"] > sim["drops"]
+            else ""
+        )
+        + ". In the real run the router delivered a packet up to "
         + ("n/a" if late_max is None else f"{fmt(late_max / 1000, 1)} ms")
         + f" late (p99 {r.get('lateness_p99_us', 'n/a')} µs), a host woke up to "
         f"{r.get('host_wake_late_max_us', 'n/a')} µs late, the router used "
