@@ -163,3 +163,18 @@ def test_stall_finding_names_the_stalled_runs():
     assert "(XCP 32.7 ms)" in text and "RCP 9.3" not in text
     assert "CPU share was 0.90-0.94" in text and "load average (1 min) 1.8-4.0" in text
     assert xe.stall_finding(["maxnet"], measured) is None
+
+
+def test_router_row():
+    r = {"packets_read": 6_000_000, "lateness_p50_us": 11, "lateness_p99_us": 10_000,
+         "lateness_max_us": 42_501, "router_cpu_share": 0.931, "kernel_tun_tx_dropped": 0,
+         "kernel_udp_rcvbuf_errors": 2, "host_wake_late_max_us": 43,
+         "transport_data_batched": 9, "transport_data_batches": 3,
+         "transport_acks_batched": 8, "transport_ack_batches": 4}  # fmt: skip
+    row = xe.router_row("PIQI-RCP", r, (3.2, 3.1))
+    assert len(row) == len(xe.ROUTER_HEADERS)
+    # The histogram's last bucket reads "10 ms or more", not 10 ms.
+    assert row[2:5] == ["11", "≥ 10000", "42501"]
+    assert row[5:7] == ["0.93", 2]
+    assert row[-3:] == ["9 in 3", "8 in 4", "3.2 / 3.1"]
+    assert xe.router_row("XCP", {})[1] == "n/a"

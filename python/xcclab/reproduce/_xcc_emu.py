@@ -242,6 +242,9 @@ def window_evidence(res: Any, p: _xcc.Protocol, a: float, b: float) -> dict[str,
     }
 
 
+#: The last bucket of the router's delay-error histogram (xcc-emu's fabric.rs): 10 ms or more.
+LATENESS_CAP_US = 10_000
+
 KERNEL_DROP_KEYS = (
     "kernel_tun_tx_dropped",
     "kernel_tun_rx_dropped",
@@ -258,12 +261,17 @@ def router_row(label: str, r: dict[str, Any], load: Sequence[float] | None = Non
         v = r.get(key)
         return "n/a" if v is None else fmt(float(v), digits)
 
+    def late(key: str) -> str:
+        # The router's histogram of delay errors ends at 10 ms: its last bucket is "or more".
+        v = r.get(key)
+        return f"≥ {LATENESS_CAP_US}" if v is not None and v >= LATENESS_CAP_US else num(key)
+
     kernel = sum(int(r.get(k, 0) or 0) for k in KERNEL_DROP_KEYS)
     return [
         label,
         num("packets_read"),
-        num("lateness_p50_us"),
-        num("lateness_p99_us"),
+        late("lateness_p50_us"),
+        late("lateness_p99_us"),
         num("lateness_max_us"),
         num("router_cpu_share", 2),
         kernel,
@@ -717,6 +725,11 @@ def _mentions(claim_id: str, name: str) -> bool:
     return label in words
 
 
+def _p99(r: dict[str, Any]) -> str:
+    v = r.get("lateness_p99_us")
+    return "n/a" if v is None else (f"≥ {LATENESS_CAP_US}" if v >= LATENESS_CAP_US else str(v))
+
+
 def _g(w: dict[str, Any]) -> str:
     v = w.get("gauge_mean")
     return "n/a" if v is None or not math.isfinite(v) else f"{v:.4g}"
@@ -750,11 +763,30 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
         text += f"; the router thread's CPU share was {min(shares):.2f}-{max(shares):.2f}"
     if loads:
         text += f"; load average (1 min) {min(loads):.1f}-{max(loads):.1f}"
+    rt = rt_throttling()
+    if rt and stalled:
+        runtime, period = rt
+        text += (
+            f". The kernel stops a real-time thread that has run {runtime / 1e3:g} ms of a "
+            f"{period / 1e3:g} ms period for the rest of it (`sched_rt_runtime_us`, "
+            f"`sched_rt_period_us`): stalls of up to {(period - runtime) / 1e3:g} ms, and the "
+            f"longest here, {max(late[n] for n in stalled) / 1000:.1f} ms, is within that"
+        )
     return (
         text + ". A stall holds every packet at the router for its length and then delivers "
         "them together: the bottleneck sees a gap in its input and then a burst, which the "
         "simulated link never sees."
     )
+
+
+def rt_throttling() -> tuple[int, int] | None:
+    """The kernel's real-time throttling (runtime, period in µs); None if off or unknown."""
+    try:
+        runtime = int(Path("/proc/sys/kernel/sched_rt_runtime_us").read_text())
+        period = int(Path("/proc/sys/kernel/sched_rt_period_us").read_text())
+    except (OSError, ValueError):
+        return None
+    return (runtime, period) if 0 <= runtime < period else None
 
 
 def evidence(name: str, sim: dict[str, Any], real: dict[str, Any]) -> str:
@@ -783,7 +815,7 @@ def evidence(name: str, sim: dict[str, Any], real: dict[str, Any]) -> str:
         )
         + ". In the real run the router delivered a packet up to "
         + ("n/a" if late_max is None else f"{fmt(late_max / 1000, 1)} ms")
-        + f" late (p99 {r.get('lateness_p99_us', 'n/a')} µs), a host woke up to "
+        + f" late (p99 {_p99(r)} µs), a host woke up to "
         f"{r.get('host_wake_late_max_us', 'n/a')} µs late, the router used "
         + ("n/a" if r.get("router_cpu_share") is None else f"{100 * r['router_cpu_share']:.0f} %")
         + " of its CPU"
