@@ -165,6 +165,20 @@ def test_stall_finding_names_the_stalled_runs():
     assert xe.stall_finding(["maxnet"], measured) is None
 
 
+def test_stall_finding_against_the_real_time_limit(monkeypatch):
+    """A delay within the kernel's real-time pause is said to be; a longer one is not."""
+    monkeypatch.setattr(xe, "rt_throttling", lambda: (950_000, 1_000_000))
+
+    def real(late_us):
+        return {"router": {"lateness_max_us": late_us, "router_cpu_share": 0.9}}
+
+    within = xe.stall_finding(["rcp"], {"rcp/emu": real(40_000)})
+    assert "pauses of up to 50 ms; the longest delay here, 40.0 ms, is within that" in within
+    longer = xe.stall_finding(["rcp"], {"rcp/emu": real(53_900)})
+    assert "53.9 ms, is longer" in longer and "within that" not in longer
+    assert "pauses" not in xe.stall_finding(["rcp"], {"rcp/emu": real(5_000)})
+
+
 def test_router_row():
     r = {"packets_read": 6_000_000, "lateness_p50_us": 11, "lateness_p99_us": 10_000,
          "lateness_max_us": 42_501, "router_cpu_share": 0.931, "kernel_tun_tx_dropped": 0,

@@ -766,11 +766,19 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
     rt = rt_throttling()
     if rt and stalled:
         runtime, period = rt
+        pause_us = period - runtime
+        longest = max(late[n] for n in stalled)
         text += (
             f". The kernel stops a real-time thread that has run {runtime / 1e3:g} ms of a "
             f"{period / 1e3:g} ms period for the rest of it (`sched_rt_runtime_us`, "
-            f"`sched_rt_period_us`): stalls of up to {(period - runtime) / 1e3:g} ms, and the "
-            f"longest here, {max(late[n] for n in stalled) / 1000:.1f} ms, is within that"
+            f"`sched_rt_period_us`): pauses of up to {pause_us / 1e3:g} ms; the longest delay "
+            f"here, {longest / 1000:.1f} ms, "
+            + (
+                "is within that"
+                if longest <= pause_us
+                else "is longer, so a pause met packets already late or the CPU was also "
+                "taken by other work"
+            )
         )
     return (
         text + ". A stall holds every packet at the router for its length and then delivers "
