@@ -192,3 +192,22 @@ def test_router_row():
     assert row[5:7] == ["0.93", 2]
     assert row[-3:] == ["9 in 3", "8 in 4", "3.2 / 3.1"]
     assert xe.router_row("XCP", {})[1] == "n/a"
+
+
+def test_disturbance_finding_splits_the_runs_by_the_fidelity_limits():
+    def real(p99, host):
+        return {"router": {"lateness_p99_us": p99, "host_wake_late_max_us": host}}
+
+    measured = {"xcp/emu": real(105, 111), "rcp/emu": real(10_000, 3_786),
+                "jetmax/emu": real(76, 43_718), "maxnet/sim": {}}  # fmt: skip
+    steady = [
+        {"protocol": "xcp", "within_bound": True},
+        {"protocol": "xcp", "within_bound": True},
+        {"protocol": "rcp", "within_bound": False},
+        {"protocol": "jetmax", "within_bound": True},
+    ]
+    text = xe.disturbance_finding(["xcp", "rcp", "maxnet", "jetmax"], measured, steady)
+    assert "10 ms late): XCP; steady rates within 2 %: 2 of 2." in text
+    assert "Beyond them: RCP (delay error p99 ≥ 10000 µs); JetMax (a host woke up 43.7 ms" in text
+    assert text.endswith("steady rates within 2 %: 1 of 2.")
+    assert xe.disturbance_finding(["maxnet"], measured, steady) is None

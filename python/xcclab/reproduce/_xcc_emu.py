@@ -676,6 +676,9 @@ def findings(
             f"{fmt(100 * (worst['rel_difference'] or 0), 2)} % "
             f"({_xcc.by_name(worst['protocol']).label}, {worst['flow']})."
         )
+    disturbed = disturbance_finding(names, measured, steady)
+    if disturbed:
+        out.append(disturbed)
     drops = [
         f"{_xcc.by_name(n).label} {measured[f'{n}/sim']['drops']} simulated / "
         f"{measured[f'{n}/emu']['drops']} real"
@@ -785,6 +788,54 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
         "them together: the bottleneck sees a gap in its input and then a burst, which the "
         "simulated link never sees."
     )
+
+
+def disturbance_finding(
+    names: Sequence[str], measured: dict[str, dict[str, Any]], steady: list[dict[str, Any]]
+) -> str | None:
+    """The real runs split by ``xcc emu``'s fidelity limits (router delay error p99, a host's
+    latest wake-up), with how many steady rates of each group are within their bound."""
+    from xcclab.emu import HOST_STALL_LIMIT_US, LATENESS_P99_LIMIT_US
+
+    real = [n for n in names if f"{n}/emu" in measured]
+    if not real or not steady:
+        return None
+
+    def why(n: str) -> list[str]:
+        r = measured[f"{n}/emu"].get("router", {})
+        out = []
+        if (r.get("lateness_p99_us") or 0) > LATENESS_P99_LIMIT_US:
+            out.append(f"delay error p99 {_p99(r)} µs")
+        if (r.get("host_wake_late_max_us") or 0) > HOST_STALL_LIMIT_US:
+            out.append(f"a host woke up {r['host_wake_late_max_us'] / 1000:.1f} ms late")
+        return out
+
+    def group(members: list[str]) -> str:
+        rows = [s for s in steady if s["protocol"] in members]
+        ok = sum(1 for s in rows if s["within_bound"])
+        return f"steady rates within {STEADY_RATE.text}: {ok} of {len(rows)}"
+
+    clean = [n for n in real if not why(n)]
+    bad = [n for n in real if why(n)]
+    text = (
+        f"Real runs within `xcc emu`'s fidelity limits (router delay error p99 at most "
+        f"{LATENESS_P99_LIMIT_US / 1000:g} ms, no host wake-up more than "
+        f"{HOST_STALL_LIMIT_US / 1000:g} ms late): "
+        + (
+            ", ".join(_xcc.by_name(n).label for n in clean) + f"; {group(clean)}"
+            if clean
+            else "none"
+        )
+        + ". Beyond them: "
+        + (
+            "; ".join(f"{_xcc.by_name(n).label} ({', '.join(why(n))})" for n in bad)
+            + f"; {group(bad)}"
+            if bad
+            else "none"
+        )
+        + "."
+    )
+    return text
 
 
 def rt_throttling() -> tuple[int, int] | None:
