@@ -149,14 +149,17 @@ def test_rtt_fairness_emu_sends_1500_byte_data_packets():
 
 @pytest.mark.slow
 def test_reproduce_rtt_fairness_emu_quick_rcp(tmp_path):
-    """The real-packet report of xcc-rtt-fairness (quick, RCP only): written beside where the
-    simulated one goes, with both runs; on real packets RCP is RTT-fair and its rates are the
-    simulator's within 5 %."""
+    """The real-packet report of xcc-rtt-fairness (quick, RCP only, 1 Gbit/s): written beside
+    where the simulated one goes, with both runs and RCP's claims scored on each; on real
+    packets RCP is RTT-fair, and its rates are the simulator's within 5 % when the run stayed
+    within xcc emu's fidelity limits (delay error p99, host wake-ups), else the report says it
+    did not (a stalled router costs RCP rate: docs/emu.md)."""
     why = _emu_unavailable()
     if why:
         pytest.skip(f"cannot emulate here: {why}")
     import json
 
+    from xcclab.emu import HOST_STALL_LIMIT_US, LATENESS_P99_LIMIT_US
     from xcclab.reproduce.xcc_rtt_fairness_emu import run_rtt_fairness_emu
 
     report = run_rtt_fairness_emu(tmp_path, quick=True, only=["rcp"])
@@ -164,11 +167,28 @@ def test_reproduce_rtt_fairness_emu_quick_rcp(tmp_path):
     text = report.read_text()
     assert "| RCP / sim |" in text and "| RCP / emu |" in text
     assert "Left out of this run" in text and "XCP" in text
-    m = json.loads((tmp_path / "emu" / "metrics.json").read_text())["measured"]
+    metrics = json.loads((tmp_path / "emu" / "metrics.json").read_text())
+    assert metrics["mode"] == "emu" and metrics["rate"] == "1Gbps"
+    rows = {r["id"]: r for r in metrics["claims_sim_real"]}
+    assert set(rows) == {
+        "RCP time to saturate at start",
+        "RCP time to saturate after the join",
+        "RCP RTT fairness",
+    }
+    assert "| RCP RTT fairness |" in text
+    m = metrics["measured"]
     sim, emu = m["rcp/sim"], m["rcp/emu"]
     assert abs(emu["ratio"] - 1) < 0.05, emu["ratio"]
-    for key in ("rate30_bps", "rate200_bps"):
-        assert abs(emu[key] / sim[key] - 1) < 0.05, (key, emu[key], sim[key])
+    r = emu["router"]
+    clean = (
+        r["lateness_p99_us"] <= LATENESS_P99_LIMIT_US
+        and r["host_wake_late_max_us"] <= HOST_STALL_LIMIT_US
+    )
+    if clean:
+        for key in ("rate30_bps", "rate200_bps"):
+            assert abs(emu[key] / sim[key] - 1) < 0.05, (key, emu[key], sim[key], r)
+    else:
+        assert "Beyond them: RCP (" in text
     assert (tmp_path / "emu" / "runs" / "rcp-emu" / "run.json").is_file()
 
 
