@@ -235,6 +235,9 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
     """What in an emulated run's timing figures (``run_info["emu"]``) makes its results less
     faithful to the modelled network; empty when nothing does."""
     out = []
+    # With the limit lifted for the run (crates/xcc-emu/src/rt_budget.rs) a busy router is not
+    # stopped; with it kept (XCC_EMU_RT_THROTTLE=keep, or not root) it is.
+    throttled = not stats.get("rt_throttling_lifted", False)
     for who, key in (("router", "router_realtime"), ("hosts' transport", "hosts_realtime")):
         if stats.get(key) is False:
             out.append(
@@ -258,11 +261,11 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
     late = stats.get("lateness_max_us")
     if late is not None and late > ROUTER_STALL_LIMIT_US:
         out.append(
-            f"the router delivered a packet {late / 1000:.1f} ms late (a stall: real-time "
-            "throttling or no CPU)"
+            f"the router delivered a packet {late / 1000:.1f} ms late (a stall: "
+            + ("real-time throttling or no CPU)" if throttled else "no CPU)")
         )
     share = stats.get("router_cpu_share")
-    if share is not None and share > ROUTER_CPU_SHARE_LIMIT:
+    if share is not None and share > ROUTER_CPU_SHARE_LIMIT and throttled:
         out.append(
             f"the router used {100 * share:.0f} % of its CPU, near the kernel's 95 % limit "
             "for real-time threads (beyond it the router stops for the rest of the second)"

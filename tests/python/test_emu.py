@@ -305,7 +305,12 @@ def test_fidelity_warnings_name_what_made_a_run_less_faithful():
     assert len(w) == 7, w
     assert "router ran without real-time priority" in w[0] and "CAP_SYS_NICE" in w[0]
     assert "2246 µs" in w[2] and "35.0 ms late" in w[3] and "XCC_EMU_KEEP_AWAKE=0" in w[4]
-    assert "52.3 ms late" in w[5] and "93 %" in w[6]
+    assert "52.3 ms late" in w[5] and "93 %" in w[6] and "throttling" in w[5]
+    # With real-time throttling lifted for the run, a busy router is no longer a warning and
+    # a stall is not blamed on throttling.
+    lifted = fidelity_warnings({**noisy, "rt_throttling_lifted": True})
+    assert len(lifted) == 6 and not any("95 % limit" in x for x in lifted), lifted
+    assert "52.3 ms late (a stall: no CPU)" in lifted[5]
 
 
 # Every link's utilisation, reverse links too, within 2 % (issue 19): the UDP transport's

@@ -163,6 +163,11 @@ def test_stall_finding_names_the_stalled_runs():
     assert "(XCP 32.7 ms)" in text and "RCP 9.3" not in text
     assert "CPU share was 0.90-0.94" in text and "load average (1 min) 1.8-4.0" in text
     assert xe.stall_finding(["maxnet"], measured) is None
+    # Runs with the real-time limit lifted: a stall is blamed on a missing CPU, not the limit.
+    for m in (measured["xcp/emu"], measured["rcp/emu"]):
+        m["router"]["rt_throttling_lifted"] = True
+    text = xe.stall_finding(["xcp", "rcp", "maxnet"], measured)
+    assert "throttling was lifted" in text and "sched_rt_runtime_us" not in text
 
 
 def test_stall_finding_against_the_real_time_limit(monkeypatch):

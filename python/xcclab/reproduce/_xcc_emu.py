@@ -766,7 +766,15 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
         text += f"; the router thread's CPU share was {min(shares):.2f}-{max(shares):.2f}"
     if loads:
         text += f"; load average (1 min) {min(loads):.1f}-{max(loads):.1f}"
-    rt = rt_throttling()
+    # The runs record whether the emulator lifted the kernel's real-time limit for them
+    # (crates/xcc-emu/src/rt_budget.rs); only where it did not can a pause come from it.
+    lifted = all(m["router"].get("rt_throttling_lifted") for m in real.values())
+    rt = None if lifted else rt_throttling()
+    if lifted and stalled:
+        text += (
+            ". Real-time throttling was lifted for these runs, so a stall is time in which the "
+            "router had no CPU (interrupts, other work, the hypervisor)"
+        )
     if rt and stalled:
         runtime, period = rt
         pause_us = period - runtime
