@@ -235,7 +235,7 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
     """What in an emulated run's timing figures (``run_info["emu"]``) makes its results less
     faithful to the modelled network; empty when nothing does."""
     out = []
-    # With the limit lifted for the run (crates/xcc-emu/src/rt_budget.rs) a busy router is not
+    # With the limit lifted for the run (crates/xcc-emu/src/sysctl_lift.rs) a busy router is not
     # stopped; with it kept (XCC_EMU_RT_THROTTLE=keep, or not root) it is.
     throttled = not stats.get("rt_throttling_lifted", False)
     for who, key in (("router", "router_realtime"), ("hosts' transport", "hosts_realtime")):

@@ -9,8 +9,8 @@
 //! - [`carrier`]: where a packet carries its congestion header (the pluggable classification).
 //! - [`link`]: one link direction in virtual time.
 //! - [`fabric`]: the router without I/O (classify, route, links, rewrites).
-//! - [`router`]: the router with I/O (TUN devices, epoll); [`rt_budget`]: the kernel's limit on
-//!   real-time threads lifted while a run lasts.
+//! - [`router`]: the router with I/O (TUN devices, epoll); [`sysctl_lift`]: the kernel's limits
+//!   on real-time threads and on the receive backlog lifted while a run lasts.
 //! - [`vnet`], [`gso`], [`gro`]: TUN offloads: the `virtio_net_hdr`, super-packets cut into
 //!   segments on the way in, segments due together merged on the way out.
 //! - [`netns`]: namespaces, their devices and their cleanup.
@@ -37,9 +37,9 @@ pub mod netns;
 pub mod plan;
 pub mod preflight;
 pub mod router;
-pub mod rt_budget;
 pub mod runner;
 pub mod send_batch;
 pub mod sys;
+pub mod sysctl_lift;
 pub mod udp_transport;
 pub mod vnet;

@@ -767,7 +767,7 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
     if loads:
         text += f"; load average (1 min) {min(loads):.1f}-{max(loads):.1f}"
     # The runs record whether the emulator lifted the kernel's real-time limit for them
-    # (crates/xcc-emu/src/rt_budget.rs); only where it did not can a pause come from it.
+    # (crates/xcc-emu/src/sysctl_lift.rs); only where it did not can a pause come from it.
     lifted = all(m["router"].get("rt_throttling_lifted") for m in real.values())
     rt = None if lifted else rt_throttling()
     if lifted and stalled:
