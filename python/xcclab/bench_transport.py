@@ -148,6 +148,7 @@ def measure_run(rate_mbps: int, seconds: float) -> dict[str, Any]:
             "transport_data_batched": info.get("transport_data_batched"),
             "transport_acks_batched": info.get("transport_acks_batched"),
             "host_wake_late_max_us": info.get("host_wake_late_max_us"),
+            "rt_throttling_lifted": info.get("rt_throttling_lifted"),
         }
     )
     return rec
