@@ -12,7 +12,7 @@ import xcclab
 from conftest import fake_raw
 from xcclab import RunResult
 from xcclab._fsutil import atomic_dir, write_text_atomic
-from xcclab.schema import TABLES
+from xcclab.schema import TABLE_NAMES, TABLES
 
 FILES = {
     "run.json",
@@ -54,7 +54,9 @@ def test_run_writes_the_run_directory(fake_native, scenario_file, tmp_path):
 
 def test_tables_are_typed_and_nulls_replace_nan_and_minus_one(fake_native, scenario_file):
     res = xcclab.run(scenario_file)
-    for name, cols in TABLES.items():
+    # Every per-run table (the optional session tables only come with a [sessions] run).
+    for name in TABLE_NAMES:
+        cols = TABLES[name]
         df = res.tables[name]
         assert df.columns == [c.name for c in cols], name
         for c in cols:
@@ -78,8 +80,9 @@ def test_load_round_trip(fake_native, scenario_file, tmp_path):
     back = RunResult.load(tmp_path / "r")
     assert back.run_info == res.run_info
     assert back.timing == res.timing
-    for name in TABLES:
+    for name in TABLE_NAMES:
         assert back.tables[name].equals(res.tables[name]), name
+    assert not set(back.tables) - set(TABLE_NAMES)  # no optional table without its run
 
 
 def test_load_rejects_non_run_dirs(tmp_path):
