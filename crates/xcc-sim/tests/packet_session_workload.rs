@@ -77,6 +77,28 @@ fn slbn_sessions_match_the_oracle_on_a_small_transit_stub_network() {
     check_rates(&out, 300, 1.0);
 }
 
+/// BFYZ on the same 300-session network, at packet level: the bulk of the sessions is at the
+/// oracle's rate (10th to 90th percentile of the error within 0.5 %, 95 % of the sessions
+/// within 1 %), but not every one: measured 2026-11-26, two late sessions with high max-min
+/// rates (74 and 93 Mb/s) were 8-12 % low at 2 s and one still 7.7 % at 5 s, where SLBN has
+/// every session within 0.44 %. The tail is asserted as it is (below 20 %) so that a change
+/// to it shows.
+#[test]
+fn bfyz_sessions_mostly_match_the_oracle_on_a_small_transit_stub_network() {
+    let text = scenario(&topology(1, 3, 2, 3, 60), 300, 2.0, 1.0, 5).replace("\"slbn\"", "\"bfyz\"");
+    let out = run(&text);
+    let r = &out.session_rates;
+    assert_eq!(r.rows(), 300, "every session is rated at the last sample");
+    let mut err: Vec<f64> = r.f64("error_pct").to_vec();
+    err.sort_by(f64::total_cmp);
+    let q = |p: f64| err[((err.len() - 1) as f64 * p).round() as usize];
+    eprintln!("BFYZ error: p10 {:+.3} %, p90 {:+.3} %, min {:+.3} %, max {:+.3} %", q(0.1), q(0.9), err[0], err[299]);
+    assert!(q(0.1).abs() < 0.5 && q(0.9).abs() < 0.5, "p10 {:+.3} %, p90 {:+.3} %", q(0.1), q(0.9));
+    let within = err.iter().filter(|e| e.abs() < 1.0).count();
+    assert!(within >= 285, "{within} of 300 sessions within 1 %");
+    assert!(err.iter().all(|e| e.abs() < 20.0), "worst {:+.3} % / {:+.3} %", err[0], err[299]);
+}
+
 /// Only hosts a session uses exist: 40 sessions on a network of 1,260 hosts create at most 80
 /// of them, each with its two links, named after its number in the network.
 #[test]
