@@ -83,8 +83,10 @@ fn slbn_sessions_match_the_oracle_on_a_small_transit_stub_network() {
 /// rates (74 and 93 Mb/s) were 8-12 % low at 2 s and one still 7.7 % at 5 s, where SLBN has
 /// every session within 0.44 %. The session driver (fluid data, same laws, same network and
 /// workload) has the same two sessions further off (261 at -41 % at 2 s, 257 at -57 % at 5 s),
-/// so the tail comes from the BFYZ law as implemented, not from the packet engine; why is
-/// not established (issue 15). The tail is asserted as it is (below 20 %) so that a change
+/// so the tail comes from the BFYZ law as implemented, not from the packet engine. That law is
+/// a reconstruction from the paper's abstract (`xcc-core/src/session/bfyz/link.rs`); a
+/// candidate, not established, is its frugal rule, which re-marks only the session whose cell
+/// passes, so other sessions' stale marks can hold a link's share down (issue 15). The tail is asserted as it is (below 20 %) so that a change
 /// to it shows.
 #[test]
 fn bfyz_sessions_mostly_match_the_oracle_on_a_small_transit_stub_network() {
