@@ -21,8 +21,8 @@ STACKS = ("udp", "kernel")
 
 
 def run_emu(scenario: Any, stack: str, params: MaxNetParams | None = None) -> Any:
-    """Emulates ``scenario`` (an :class:`xcclab.scenario.Scenario`) with MaxNet flows on
-    ``stack``; the router and the link algorithms are the same either way."""
+    """Emulates ``scenario`` (an :class:`xcclab.scenario.Scenario`, or its dict form) with
+    MaxNet flows on ``stack``; the router and the link algorithms are the same either way."""
     from ..results import RunResult
 
     if stack not in STACKS:
@@ -31,7 +31,8 @@ def run_emu(scenario: Any, stack: str, params: MaxNetParams | None = None) -> An
 
     with tempfile.TemporaryDirectory(prefix="xcc-emu-") as tmp:
         path = Path(tmp) / "scenario.json"
-        path.write_text(scenario.to_json())
+        text = json.dumps(scenario) if isinstance(scenario, dict) else scenario.to_json()
+        path.write_text(text)
         out = Path(tmp) / "out.json"
         cmd = [*router_command(), "run", str(path), "--stack", stack, "--json", str(out)]
         if stack == "kernel":

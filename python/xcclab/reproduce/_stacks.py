@@ -17,6 +17,33 @@ from typing import Any
 
 from ..claims import Claim, Scored, Verdict, score, verdict
 
+#: xcclab's UDP transport's MSS on the stacks' runs: its datagrams must fit the namespaces'
+#: 1500-byte MTU with its headers.
+UDP_MSS = "1432B"
+#: The router's counters kept from ``run_info["emu"]`` (docs/emu.md), under these names.
+EMU_STATS = {
+    "router_lateness_p99_us": "lateness_p99_us",
+    "router_lateness_max_us": "lateness_max_us",
+    "router_cpu_share": "router_cpu_share",
+    "host_wake_late_max_us": "host_wake_late_max_us",
+    "kernel_tun_tx_dropped": "kernel_tun_tx_dropped",
+    "kernel_tun_rx_dropped": "kernel_tun_rx_dropped",
+    "loadavg": "loadavg_1min_after",
+}
+
+
+def emu_stats(result: Any) -> dict[str, Any]:
+    """A run's router counters (:data:`EMU_STATS`, NaN on the simulator) and, for a real run,
+    its fidelity warnings."""
+    emu = result.run_info.get("emu", {})
+    m: dict[str, Any] = {key: emu.get(src, float("nan")) for key, src in EMU_STATS.items()}
+    if emu:
+        from ..emu import fidelity_warnings
+
+        m["fidelity_warnings"] = fidelity_warnings(emu)
+    return m
+
+
 __all__ = [
     "SimGap",
     "claim_rows",

@@ -26,8 +26,10 @@ from typing import Any
 
 from . import maxnet_cbr as base
 from ._stacks import (
+    UDP_MSS,
     SimGap,
     claim_rows,
+    emu_stats,
     failure_text,
     gap_rows,
     gap_summary,
@@ -48,19 +50,7 @@ ID = "maxnet-cbr"
 TITLE = "MaxNet with CBR cross traffic on real packets: kernel, UDP transport, simulator"
 STACKS = ("kernel", "udp", "sim")
 REAL = ("kernel", "udp")
-#: The UDP transport's datagrams must fit the namespaces' 1500-byte MTU with its headers.
-UDP_MSS = "1432B"
 SMOOTH_S = 0.1
-#: The router's counters kept from ``run_info["emu"]`` (docs/emu.md), under these names.
-EMU_STATS = {
-    "router_lateness_p99_us": "lateness_p99_us",
-    "router_lateness_max_us": "lateness_max_us",
-    "router_cpu_share": "router_cpu_share",
-    "host_wake_late_max_us": "host_wake_late_max_us",
-    "kernel_tun_tx_dropped": "kernel_tun_tx_dropped",
-    "kernel_tun_rx_dropped": "kernel_tun_rx_dropped",
-    "loadavg": "loadavg_1min_after",
-}
 #: Real against simulated: (quantity, key of the measurements, factor, unit, bound, relative).
 #: Our bounds, fixed before the runs: utilisation within 1 point (a sixth of the 6 % that
 #: 1 - mu leaves); the reclaimed share within 10 points; the times within 0.5 s (the 10 ms
@@ -92,14 +82,6 @@ def scenario_dict(scale: float, stack: str) -> dict[str, Any]:
     return d
 
 
-class _Json:
-    def __init__(self, data: dict[str, Any]):
-        self.data = data
-
-    def to_json(self) -> str:
-        return json.dumps(self.data)
-
-
 def run_stack(stack: str, scale: float) -> Any:
     import xcclab
 
@@ -108,7 +90,7 @@ def run_stack(stack: str, scale: float) -> Any:
         return xcclab.run(data, progress=False)
     from ..kernel.emu import run_emu
 
-    return run_emu(_Json(data), stack)
+    return run_emu(data, stack)
 
 
 def time_to_mu(result: Any) -> float:
@@ -168,13 +150,7 @@ def measure_stack(result: Any, scale: float, fluid: dict[str, float]) -> dict[st
     m["utilisation"] = float(result.link("r1->r2")["utilisation"])
     m["drops"] = int(result.link("r1->r2")["drops"])
     m["dip_s"] = dip_seconds(result, scale)
-    emu = result.run_info.get("emu", {})
-    for key, src in EMU_STATS.items():
-        m[key] = emu.get(src, float("nan"))
-    if emu:
-        from ..emu import fidelity_warnings
-
-        m["fidelity_warnings"] = fidelity_warnings(emu)
+    m.update(emu_stats(result))
     return m
 
 

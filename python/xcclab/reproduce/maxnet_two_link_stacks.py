@@ -20,8 +20,11 @@ from typing import Any
 
 from . import maxnet_two_link as base
 from ._stacks import (
+    EMU_STATS,
+    UDP_MSS,
     SimGap,
     claim_rows,
+    emu_stats,
     failure_text,
     gap_rows,
     gap_summary,
@@ -33,17 +36,7 @@ from .report import atomic_dir, figure_links, fmt, markdown_table, save_figure, 
 ID = base.ID
 TITLE = "MaxNet, multiple flows over two links, on real packets beside the simulator"
 STACKS = ("kernel", "udp")
-UDP_MSS = "1432B"
 QUICK_SCALE = 0.25
-EMU_STATS = {
-    "router_lateness_p99_us": "lateness_p99_us",
-    "router_lateness_max_us": "lateness_max_us",
-    "router_cpu_share": "router_cpu_share",
-    "host_wake_late_max_us": "host_wake_late_max_us",
-    "kernel_tun_tx_dropped": "kernel_tun_tx_dropped",
-    "kernel_tun_rx_dropped": "kernel_tun_rx_dropped",
-    "loadavg": "loadavg_1min_after",
-}
 #: Our bounds on real - simulated, fixed before the runs: each rate within 5 % (the oracle's
 #: own "table" band), each rise within one RTT of the flow, the steady queue within one
 #: packet, the peak queue within 50 %.
@@ -61,14 +54,6 @@ def scenario_dict(scale: float, stack: str) -> dict[str, Any]:
     return d
 
 
-class _Json:
-    def __init__(self, data: dict[str, Any]):
-        self.data = data
-
-    def to_json(self) -> str:
-        return json.dumps(self.data)
-
-
 def run_stack(stack: str, scale: float) -> Any:
     import xcclab
 
@@ -76,19 +61,13 @@ def run_stack(stack: str, scale: float) -> Any:
         return xcclab.run(base.scenario(scale), progress=False)
     from ..kernel.emu import run_emu
 
-    return run_emu(_Json(scenario_dict(scale, stack)), stack)
+    return run_emu(scenario_dict(scale, stack), stack)
 
 
 def measure_stack(result: Any, scale: float) -> dict[str, Any]:
     """``maxnet_two_link.measure`` and the router's counters (real stacks)."""
     m = base.measure(result, scale)
-    emu = result.run_info.get("emu", {})
-    for key, src in EMU_STATS.items():
-        m[key] = emu.get(src, float("nan"))
-    if emu:
-        from ..emu import fidelity_warnings
-
-        m["fidelity_warnings"] = fidelity_warnings(emu)
+    m.update(emu_stats(result))
     m["drops"] = {link: int(result.link(link)["drops"]) for link in ("A->B", "B->C")}
     m["interval_queues"] = interval_queues(result, scale)
     return m
