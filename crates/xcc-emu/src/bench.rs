@@ -141,7 +141,7 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
     let kernel_before: Vec<_> =
         hosts.iter().map(|h| netns::dev_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
     let awake = sys::KeepAwake::start();
-    let rt_budget = crate::sysctl_lift::Lift::rt_throttling();
+    let rt_throttling = crate::sysctl_lift::Lift::rt_throttling();
     let backlog = crate::sysctl_lift::Lift::receive_backlog();
     let keep_awake = awake.method();
     let cpu_before = cpu_times();
@@ -193,7 +193,7 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
         "super_packets": st.super_packets,
         "bad_offload": st.bad_offload,
         "keep_awake": keep_awake,
-        "rt_throttling_lifted": rt_budget.lifted(),
+        "rt_throttling_lifted": rt_throttling.lifted(),
         "receive_backlog_raised": backlog.lifted(),
         "load_average_before": load_before,
         "load_average_after": load_average(),

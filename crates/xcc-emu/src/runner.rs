@@ -142,7 +142,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     };
     let keep_awake_method = awake.as_ref().map_or("off", |a| a.method());
     // No real-time throttling and a deep receive backlog while the run lasts (sysctl_lift.rs).
-    let rt_budget = crate::sysctl_lift::Lift::rt_throttling();
+    let rt_throttling = crate::sysctl_lift::Lift::rt_throttling();
     let backlog = crate::sysctl_lift::Lift::receive_backlog();
     let t0 = Instant::now();
     let zero_ns = sys::monotonic_ns();
@@ -457,7 +457,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     json["stats"]["transport_reads"] = json!(reads.0);
     json["stats"]["transport_datagrams_read"] = json!(reads.1);
     json["stats"]["keep_awake"] = json!(keep_awake_method);
-    json["stats"]["rt_throttling_lifted"] = json!(rt_budget.lifted());
+    json["stats"]["rt_throttling_lifted"] = json!(rt_throttling.lifted());
     json["stats"]["receive_backlog_raised"] = json!(backlog.lifted());
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }

@@ -11,7 +11,7 @@ use crate::capture::{self, CapturedPacket};
 use crate::construct::{controller, echoer, link_algorithm, transport_config};
 use crate::engine::{Event, EventQueue};
 use crate::link::{SimLink, SimPacket, Slot};
-use crate::output::{Kind, RunOutput, RunStats, TableBuilder};
+use crate::output::{RunOutput, RunStats, TableBuilder};
 use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
 
@@ -405,27 +405,8 @@ impl Simulation {
             txn_groups,
             txns,
             interval,
-            fs: TableBuilder::with_schema(&[
-                ("time_s", Kind::F64),
-                ("flow_id", Kind::I64),
-                ("rate_bps", Kind::F64),
-                ("cwnd_bytes", Kind::I64),
-                ("ssthresh_bytes", Kind::I64),
-                ("srtt_s", Kind::F64),
-                ("bytes_in_flight", Kind::I64),
-                ("delivered_bytes", Kind::I64),
-            ]),
-            ls: TableBuilder::with_schema(&[
-                ("time_s", Kind::F64),
-                ("link_id", Kind::I64),
-                ("rate_bps", Kind::F64),
-                ("utilisation", Kind::F64),
-                ("queue_bytes", Kind::I64),
-                ("queue_packets", Kind::I64),
-                ("drops", Kind::I64),
-                ("marks", Kind::I64),
-                ("gauge", Kind::F64),
-            ]),
+            fs: TableBuilder::for_table("flow_series"),
+            ls: TableBuilder::for_table("link_series"),
             link_last: vec![(0, 0, 0); n_links],
             sent: (0, 0),
             received: (0, 0),
