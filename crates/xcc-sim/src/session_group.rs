@@ -12,6 +12,8 @@ use xcc_build::session::Protocol;
 use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
 use xcc_core::session::erica::Erica;
+use xcc_core::session::piqi_rcp::PiqiRcp;
+use xcc_core::session::rcp::Rcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::{ControlPacket, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
 use xcc_core::{Dur, Time};
@@ -83,6 +85,21 @@ impl PacketProtocol for Cobb {
     }
 }
 
+/// RCP and PIQI-RCP in seed 004's session form: one 40 B feedback packet per round trip,
+/// far under the paper's ~1 % control budget; data gets the same 99 % of the assigned rate as
+/// every other protocol here (and as the session driver's `data_share`), so no protocol is
+/// compared at a different load.
+impl PacketProtocol for Rcp {
+    fn data_share(_: &Self::Params) -> f64 {
+        0.99
+    }
+}
+impl PacketProtocol for PiqiRcp {
+    fn data_share(_: &Self::Params) -> f64 {
+        0.99
+    }
+}
+
 /// The group of a scenario's `protocol` for `sessions` sessions on `links` links.
 pub fn new_group(protocol: &Protocol, sessions: usize, links: usize) -> Box<dyn SessionGroup> {
     match *protocol {
@@ -90,6 +107,8 @@ pub fn new_group(protocol: &Protocol, sessions: usize, links: usize) -> Box<dyn 
         Protocol::Bfyz(p) => Box::new(Group::<Bfyz>::new(p, sessions, links)),
         Protocol::Erica(p) => Box::new(Group::<Erica>::new(p, sessions, links)),
         Protocol::Cobb(p) => Box::new(Group::<Cobb>::new(p, sessions, links)),
+        Protocol::Rcp(p) => Box::new(Group::<Rcp>::new(p, sessions, links)),
+        Protocol::PiqiRcp(p) => Box::new(Group::<PiqiRcp>::new(p, sessions, links)),
     }
 }
 
