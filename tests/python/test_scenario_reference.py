@@ -128,7 +128,7 @@ def enumeration(column: str) -> set[str]:
     text = (ROOT / "docs" / "output-schema.md").read_text()
     row = re.search(rf"^\| `{re.escape(column)}` \| ([^\n]*) \|$", text, re.M)
     assert row, f"docs/output-schema.md: no enumeration row for {column}"
-    return set(re.findall(r"`([a-z-]+)`", row.group(1))) - {"cc", "queue"}
+    return set(re.findall(r"`([a-z_-]+)`", row.group(1))) - {"cc", "queue"}
 
 
 @pytest.mark.native
