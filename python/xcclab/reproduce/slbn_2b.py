@@ -25,6 +25,7 @@ SETUP = Setup(
     id=ID,
     title=TITLE,
     claim=CLAIM,
+    engine="fluid",
     topology="large",
     protocols=("slbn", "bfyz"),
     workload={
