@@ -160,7 +160,7 @@ def run_setup(
         pending = [p for p in setup.protocols if p not in results]
         measured = {p: _measure(setup, r) for p, r in results.items()}
         measured_fluid = {p: _measure(setup, r) for p, r in fluid.items()}
-        figures = _figures(setup, tmp, results)
+        figures = _figures(setup, tmp, results, fluid)
         comparisons = _comparisons(setup, measured)
         write_metrics(
             tmp,
@@ -303,7 +303,12 @@ def _comparisons(setup: Setup, measured: dict[str, dict[str, Any]]) -> list[Comp
     return out
 
 
-def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> list[str]:
+def _figures(
+    setup: Setup,
+    tmp: Path,
+    results: dict[str, Any],
+    fluid: dict[str, S.SessionResult] | None = None,
+) -> list[str]:
     if not results:
         return []
     from ..figures import pyplot as _pyplot
@@ -327,6 +332,12 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
             color = f"C{i}"
             ax.fill_between(t, lo, hi, color=color, alpha=0.25, lw=0, label="10th-90th percentile")
             ax.plot(t, mean, color=color, lw=1.4, label="average")
+            if fluid and p in fluid:
+                # The session driver's band, for comparison: its edges dashed.
+                f = _window(fluid[p], setup.plot_from_s)
+                tf = f["time_s"].to_numpy()
+                for col, lab in ((f"{key}_p10", "session driver p10/p90"), (f"{key}_p90", None)):
+                    ax.plot(tf, f[col].to_numpy(), color="black", lw=0.7, ls="--", label=lab)
             ax.axhline(0, color="grey", lw=0.5)
             for y in (-100, 150):
                 ax.axhline(y, color="grey", lw=0.6, ls=":")
@@ -340,8 +351,9 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
             ax.set_xlabel("time (s)")
             ax.xaxis.set_tick_params(labelbottom=True)
         fig.suptitle(
-            f"{setup.id}: rate error at {what} (ours; dotted: the paper's Fig. 3 range, "
-            "-100 % to 150 %)"
+            f"{setup.id}: rate error at {what} (ours, "
+            + ("packet engine; " if setup.engine == "packets" else "session driver; ")
+            + "dotted: the paper's Fig. 3 range, -100 % to 150 %)"
         )
         fig.tight_layout()
         written += [p.name for p in save_figure(fig, tmp, f"error-{what}")]
