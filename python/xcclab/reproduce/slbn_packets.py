@@ -16,15 +16,19 @@ names, so that one report can put both side by side. What differs in meaning:
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import tomli_w
 
 from ..results import RunResult
-from ..results import run as run_scenario
 
 
 @dataclass
@@ -65,11 +69,24 @@ def scenario(experiment: dict[str, Any], name: str, packet_bytes: int) -> dict[s
 
 
 def run_packets(experiment: dict[str, Any], name: str, packet_bytes: int) -> PacketSessionResult:
-    """Runs one protocol of a session experiment on the packet engine."""
+    """Runs one protocol of a session experiment on the packet engine, in a child process whose
+    heap gets transparent huge pages (as ``xcc bench`` gives scale runs: the Large network's
+    working set is gigabytes, and 4 KiB pages cost a TLB miss per packet-hop;
+    docs/performance.md). The results are the same bytes either way."""
     sc = scenario(experiment, name, packet_bytes)
-    started = time.perf_counter()
-    r = run_scenario(sc, series=False)
-    wall = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="xcc-slbn-") as tmp:
+        path = Path(tmp) / f"{name}.toml"
+        path.write_text(tomli_w.dumps(sc), encoding="utf-8")
+        out = Path(tmp) / "run"
+        cmd = [sys.executable, "-m", "xcclab.cli", "run", str(path), "--out", str(out)]
+        started = time.perf_counter()
+        child = subprocess.run(
+            [*cmd, "--no-series"], capture_output=True, text=True, env=_huge_pages_env()
+        )
+        wall = time.perf_counter() - started
+        if child.returncode != 0:
+            raise RuntimeError(f"{name}: packet-engine run failed: {child.stderr.strip()}")
+        r = RunResult.load(out)
     samples = r.tables["session_samples"].with_columns(
         (pl.col("max_queue_bytes").cast(pl.Float64) * 8.0).alias("max_queue_bits")
     )
@@ -90,3 +107,7 @@ def run_packets(experiment: dict[str, Any], name: str, packet_bytes: int) -> Pac
         "wall_seconds": wall,
     }
     return PacketSessionResult(sc, stats, samples, completions, r)
+
+
+def _huge_pages_env() -> dict[str, str]:
+    return {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
