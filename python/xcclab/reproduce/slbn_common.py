@@ -1,12 +1,12 @@
 """The four WAN experiments of seed 004 (SLBN): shared set-up, runs, figures and report.
 
 Each experiment runs every protocol the paper compares on the same network and the same
-session arrivals (same seeds). Medium-network experiments run on the packet engine (every data
+session arrivals (same seeds). slbn-1a, 1b and 2a run on the packet engine (every data
 and control packet simulated, ``slbn_packets.py``), which gives the verdicts, and on the
 session simulator beside it (control packets one by one through FIFO links, data as fluid
 rates; docs/decisions.md, "Session experiments"), whose numbers the report puts next to the
-packet engine's as a labelled approximation. Large-network experiments still run on the
-session simulator alone (``Setup.engine``). Protocols this build cannot run yet are listed in
+packet engine's as a labelled approximation. slbn-2b (13 s of the Large network) still runs
+on the session simulator alone (``Setup.engine``). Protocols this build cannot run yet are listed in
 the report as pending, never invented.
 
 Measured per sample (every ``sample_interval_s``), as in Section IV of the paper:
