@@ -90,6 +90,12 @@ def test_slbn_1a_quick_report(tmp_path):
     assert abs(slbn["final_es_p90"]) < 1.0 and cobb["es_spread_avg"] > slbn["es_spread_avg"]
     assert abs(metrics["measured_fluid"]["slbn"]["final_es_p90"]) < 0.01
     assert "## The packet engine beside the session driver" in text
+    # The report is rewritten from the saved runs alone, to the same numbers.
+    from xcclab.reproduce.slbn_common import rereport
+
+    rereport(setup, tmp_path / "r", quick=True)
+    assert json.loads((tmp_path / "r" / "metrics.json").read_text()) == metrics
+    assert (tmp_path / "r" / "report.md").read_text() == text
     # The band's reach from zero is at least half its width.
     for m in (slbn, cobb):
         assert m["es_reach_avg"] >= m["es_spread_avg"] / 2 - 1e-9

@@ -157,36 +157,70 @@ def run_setup(
                 r = S.run_sessions(experiment, f"{setup.id}:{proto}")
                 r.save(tmp / "runs" / proto)
                 results[proto] = r
-        pending = [p for p in setup.protocols if p not in results]
-        measured = {p: _measure(setup, r) for p, r in results.items()}
-        measured_fluid = {p: _measure(setup, r) for p, r in fluid.items()}
-        figures = _figures(setup, tmp, results, fluid)
-        comparisons = _comparisons(setup, measured)
-        write_metrics(
-            tmp,
-            setup.id,
-            title=setup.title,
-            quick=quick,
-            engine=setup.engine,
-            comparisons=comparisons,
-            measured=measured,
-            measured_fluid=measured_fluid,
-            pending=pending,
-            figures=figures,
-        )
-        unavailable = [p for p in pending if p not in available]
-        text = _report(
-            setup,
-            quick,
-            results,
-            measured,
-            pending,
-            comparisons,
-            figures,
-            unavailable,
-            measured_fluid,
-        )
-        (tmp / "report.md").write_text(text, encoding="utf-8")
+        _write_report(setup, tmp, quick, results, fluid, available)
+    return out_dir / "report.md"
+
+
+def _write_report(
+    setup: Setup,
+    tmp: Path,
+    quick: bool,
+    results: dict[str, Any],
+    fluid: dict[str, S.SessionResult],
+    available: set[str],
+) -> None:
+    """report.md, metrics.json and the figures of ``results`` (and ``fluid`` beside) in tmp."""
+    pending = [p for p in setup.protocols if p not in results]
+    measured = {p: _measure(setup, r) for p, r in results.items()}
+    measured_fluid = {p: _measure(setup, r) for p, r in fluid.items()}
+    figures = _figures(setup, tmp, results, fluid)
+    comparisons = _comparisons(setup, measured)
+    write_metrics(
+        tmp,
+        setup.id,
+        title=setup.title,
+        quick=quick,
+        engine=setup.engine,
+        comparisons=comparisons,
+        measured=measured,
+        measured_fluid=measured_fluid,
+        pending=pending,
+        figures=figures,
+    )
+    unavailable = [p for p in pending if p not in available]
+    text = _report(
+        setup,
+        quick,
+        results,
+        measured,
+        pending,
+        comparisons,
+        figures,
+        unavailable,
+        measured_fluid,
+    )
+    (tmp / "report.md").write_text(text, encoding="utf-8")
+
+
+def rereport(setup: Setup, out_dir: str | Path, quick: bool = False) -> Path:
+    """Rewrite a finished reproduction's report, metrics and figures from the runs it saved
+    (``OUT/runs/PROTOCOL`` and ``OUT/runs/PROTOCOL-fluid``), without simulating again: for a
+    change to the report's text or measures. The runs are copied, never modified."""
+    import shutil
+
+    out_dir = Path(out_dir)
+    runs = out_dir / "runs"
+    results: dict[str, Any] = {}
+    fluid: dict[str, S.SessionResult] = {}
+    for proto in setup.protocols:
+        if (runs / f"{proto}-fluid").is_dir():
+            results[proto] = P.load(runs / proto)
+            fluid[proto] = S.load(runs / f"{proto}-fluid")
+        elif (runs / proto).is_dir():
+            results[proto] = S.load(runs / proto)
+    with atomic_dir(out_dir) as tmp:
+        shutil.copytree(runs, tmp / "runs")
+        _write_report(setup, tmp, quick, results, fluid, set(S.protocols()))
     return out_dir / "report.md"
 
 

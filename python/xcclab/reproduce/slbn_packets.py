@@ -20,7 +20,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,14 +78,24 @@ def run_packets(experiment: dict[str, Any], name: str, packet_bytes: int) -> Pac
         path.write_text(tomli_w.dumps(sc), encoding="utf-8")
         out = Path(tmp) / "run"
         cmd = [sys.executable, "-m", "xcclab.cli", "run", str(path), "--out", str(out)]
-        started = time.perf_counter()
         child = subprocess.run(
             [*cmd, "--no-series"], capture_output=True, text=True, env=_huge_pages_env()
         )
-        wall = time.perf_counter() - started
         if child.returncode != 0:
             raise RuntimeError(f"{name}: packet-engine run failed: {child.stderr.strip()}")
         r = RunResult.load(out)
+    return from_run(r, sc, float(r.timing.get("wall_seconds", 0.0)))
+
+
+def load(run_dir: str | Path) -> PacketSessionResult:
+    """A packet-level run saved by :meth:`PacketSessionResult.save` (its wall time is the
+    simulation's own, from timing.json)."""
+    r = RunResult.load(run_dir)
+    return from_run(r, r.run_info.get("scenario", {}), float(r.timing.get("wall_seconds", 0.0)))
+
+
+def from_run(r: RunResult, sc: dict[str, Any], wall: float) -> PacketSessionResult:
+    """The report's inputs from a ``[sessions]`` run with a sample interval."""
     samples = r.tables["session_samples"].with_columns(
         (pl.col("max_queue_bytes").cast(pl.Float64) * 8.0).alias("max_queue_bits")
     )
