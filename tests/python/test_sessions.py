@@ -103,6 +103,25 @@ def test_slbn_1a_quick_report(tmp_path):
     assert "SLBN, COBB. Of the 1 pair the paper ranks, 1 agree" in text
 
 
+def test_a_packet_run_over_its_budget_is_reported_as_such(tmp_path, monkeypatch):
+    """A packet-level run that exceeds its time budget is stopped and listed as not run to the
+    end, with the session driver's numbers beside and no packet-level measure invented."""
+    from dataclasses import replace
+
+    from xcclab.reproduce import slbn_packets
+    from xcclab.reproduce.slbn_1a import SETUP
+    from xcclab.reproduce.slbn_common import run_setup
+
+    monkeypatch.setattr(slbn_packets, "TIME_BUDGET_S", 0.5)
+    setup = replace(SETUP, protocols=("slbn",))
+    text = run_setup(setup, tmp_path / "r", quick=True).read_text()
+    metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert metrics["measured"] == {} and set(metrics["measured_fluid"]) == {"slbn"}
+    assert "stopped after" in metrics["over_budget"]["slbn"]
+    assert "Not run to the end on the packet engine: SLBN, stopped after" in text
+    assert "| SLBN | - / " in text
+
+
 @pytest.mark.parametrize(("bench", "protocol"), [("slbn-2a", "slbn"), ("slbn-2a-bfyz", "bfyz")])
 def test_slbn_2a_benchmarks_are_the_reproduction(bench, protocol):
     """`xcc bench --scenario slbn-2a` (and `slbn-2a-bfyz`) measure exactly the SLBN (BFYZ) run

@@ -17,6 +17,7 @@ names, so that one report can put both side by side. What differs in meaning:
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -67,22 +68,64 @@ def scenario(experiment: dict[str, Any], name: str, packet_bytes: int) -> dict[s
     }
 
 
-def run_packets(experiment: dict[str, Any], name: str, packet_bytes: int) -> PacketSessionResult:
+#: What one protocol's packet-level run may take: memory (the child's address space) and
+#: wall time. Protocols that assign rates far above the fair share (the paper's PIQI-RCP and
+#: COBB, ours too) fill unlimited queues with packets without bound, and on the Medium network
+#: that is gigabytes within seconds of simulated time. A run over its budget is reported as
+#: such, with what it reached, never as a result.
+#: ``XCC_SLBN_PACKET_GIB`` and ``XCC_SLBN_PACKET_MINUTES`` set other budgets.
+MEMORY_BUDGET_BYTES = int(float(os.environ.get("XCC_SLBN_PACKET_GIB", "12")) * 2**30)
+TIME_BUDGET_S = float(os.environ.get("XCC_SLBN_PACKET_MINUTES", "40")) * 60.0
+
+
+class OverBudget(Exception):
+    """A packet-level run stopped at its memory or time budget."""
+
+
+def run_packets(
+    experiment: dict[str, Any],
+    name: str,
+    packet_bytes: int,
+    memory_bytes: int | None = None,
+    time_s: float | None = None,
+) -> PacketSessionResult:
     """Runs one protocol of a session experiment on the packet engine, in a child process whose
     heap gets transparent huge pages (as ``xcc bench`` gives scale runs: the Large network's
     working set is gigabytes, and 4 KiB pages cost a TLB miss per packet-hop;
-    docs/performance.md). The results are the same bytes either way."""
+    docs/performance.md) and whose memory and time are bounded (``OverBudget``). The results
+    are the same bytes as an in-process run."""
+    memory_bytes = MEMORY_BUDGET_BYTES if memory_bytes is None else memory_bytes
+    time_s = TIME_BUDGET_S if time_s is None else time_s
     sc = scenario(experiment, name, packet_bytes)
     with tempfile.TemporaryDirectory(prefix="xcc-slbn-") as tmp:
         path = Path(tmp) / f"{name}.toml"
         path.write_text(tomli_w.dumps(sc), encoding="utf-8")
         out = Path(tmp) / "run"
         cmd = [sys.executable, "-m", "xcclab.cli", "run", str(path), "--out", str(out)]
-        child = subprocess.run(
-            [*cmd, "--no-series"], capture_output=True, text=True, env=_huge_pages_env()
-        )
+
+        def limit_memory() -> None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+
+        try:
+            child = subprocess.run(
+                [*cmd, "--no-series"],
+                capture_output=True,
+                text=True,
+                env=_huge_pages_env(),
+                preexec_fn=limit_memory,
+                timeout=time_s,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise OverBudget(f"stopped after {time_s / 60:g} minutes of wall time") from exc
         if child.returncode != 0:
-            raise RuntimeError(f"{name}: packet-engine run failed: {child.stderr.strip()}")
+            err = child.stderr.strip()
+            if "memory allocation" in err or "MemoryError" in err or child.returncode < 0:
+                why = [ln for ln in err.splitlines() if "memory allocation" in ln]
+                raise OverBudget(
+                    f"stopped at its {memory_bytes / 2**30:g} GiB memory budget "
+                    f"(exit {child.returncode}{': ' + why[0].strip() if why else ''})"
+                )
+            raise RuntimeError(f"{name}: packet-engine run failed: {err}")
         r = RunResult.load(out)
     return from_run(r, sc, float(r.timing.get("wall_seconds", 0.0)))
 
