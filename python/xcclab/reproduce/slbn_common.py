@@ -267,8 +267,9 @@ def _measure(setup: Setup, r: S.SessionResult) -> dict[str, Any]:
         "ee_max_max": _nanmax(s["ee_max"].to_numpy()),
         "max_queue_packets": _nanmax(s["max_queue_bits"].to_numpy()) / (8 * PACKET_BYTES),
         "max_queue_delay_s": _nanmax(s["max_queue_delay_s"].to_numpy()),
-        "final_es_p10": float(s["es_p10"][-1]) if s.height else math.nan,
-        "final_es_p90": float(s["es_p90"][-1]) if s.height else math.nan,
+        # The last sample with rated sessions (finite sessions may all have completed).
+        "final_es_p10": _last_finite(s["es_p10"].to_numpy()),
+        "final_es_p90": _last_finite(s["es_p90"].to_numpy()),
     }
     # Largest queue per whole second (the paper quotes COBB's for seconds 1, 2, 3).
     t = r.samples["time_s"].to_numpy()
@@ -299,6 +300,12 @@ def _measure(setup: Setup, r: S.SessionResult) -> dict[str, Any]:
         m["completed"] = int(c.height)
         m["completion_mean_s"] = float(ct.mean())
     return m
+
+
+def _last_finite(v: np.ndarray) -> float:
+    v = v.astype(float)
+    v = v[np.isfinite(v)]
+    return float(v[-1]) if v.size else math.nan
 
 
 def _nanmean(v: np.ndarray) -> float:
