@@ -41,6 +41,7 @@ pub mod preflight;
 pub mod router;
 pub mod runner;
 pub mod send_batch;
+pub mod session_hosts;
 pub mod session_router;
 pub mod sys;
 pub mod sysctl_lift;

@@ -55,19 +55,13 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
     if !s.arrivals.is_empty() {
         return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
     }
+    check_sessions(s)?;
     let mut users: Vec<(String, &Cc, &Transport)> = Vec::new();
     for f in &s.flows {
         if f.route.is_some() {
             return Err(io::Error::other(format!(
                 "xcc emu: flow {}: explicit routes are not emulated (the router routes by destination, shortest path)",
                 f.name
-            )));
-        }
-        if let FlowKind::Session { protocol, .. } = &f.kind {
-            return Err(io::Error::other(format!(
-                "xcc emu: flow {}: session flows (protocol {}) run in the simulator only so far",
-                f.name,
-                protocol.name()
             )));
         }
         if let FlowKind::Bulk { cc, transport, .. } = &f.kind {
@@ -113,6 +107,42 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
         }
     }
     Ok(header.unwrap_or(SIM_HEADER_BYTES))
+}
+
+/// Session flows the emulator can carry: explicit `[[flow]]`s (a `[sessions]` workload is
+/// generated inside the simulator), data packets that hold the session framing and fit the
+/// MTU, and paths SLBN's hop set can name.
+pub fn check_sessions(s: &Scenario) -> io::Result<()> {
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    if s.sessions.is_some() {
+        return Err(invalid(
+            "xcc emu: a [sessions] workload is generated inside the simulator; write its sessions as \
+             [[flow]] kind = \"session\" entries (tools/session_scenario.py writes such a scenario)"
+                .into(),
+        ));
+    }
+    let mut topo = xcc_build::topology::Topology::new(s);
+    let link_from: Vec<u32> = s.links.iter().map(|l| l.from).collect();
+    let min = crate::session_hosts::MIN_PACKET_BYTES;
+    for f in &s.flows {
+        let FlowKind::Session { packet_bytes, .. } = f.kind else { continue };
+        if !(min..=MTU).contains(&packet_bytes) {
+            return Err(invalid(format!(
+                "flow {}: packet_bytes = {packet_bytes} B: a session's data packet on real packets holds IPv4 20 + \
+                 UDP 8 + session framing 8 and fits the {MTU}-byte MTU: expected {min} to {MTU} B",
+                f.name
+            )));
+        }
+        let hops = topo.shortest(f.src, f.dst, |l| link_from[l as usize]).map_or(0, |r| r.len());
+        if hops > xcc_core::session::slbn::HopSet::MAX_HOPS {
+            return Err(invalid(format!(
+                "flow {}: the route has {hops} links; session protocols handle at most {}",
+                f.name,
+                xcc_core::session::slbn::HopSet::MAX_HOPS
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
