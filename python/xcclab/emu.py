@@ -94,7 +94,15 @@ def preflight(scenario: ScenarioLike, *, stack: str = "udp") -> None:
     why = check(scenario, stack=stack)
     if why is None:
         return
-    if "transport." in why or "not emulated" in why:
+    # The scenario's fault (a value to change), not the machine's: the messages say which.
+    scenario_faults = (
+        "transport.",
+        "not emulated",
+        "packet_bytes =",
+        "[sessions] workload",
+        "session protocols",
+    )
+    if any(f in why for f in scenario_faults):
         raise ScenarioError(why)
     raise RuntimeError(f"cannot emulate on this machine: {why}")
 

@@ -170,4 +170,54 @@ mod tests {
         assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1460)), 1538);
         assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 1500);
     }
+
+    /// Session flows: a packet too large for the MTU or too small for the framing, and a
+    /// `[sessions]` workload, are refused naming the flow, the value and what is expected.
+    #[test]
+    fn session_flows_that_cannot_travel_are_refused() {
+        let text = |size: &str| {
+            format!(
+                r#"
+name = "t"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "1ms"
+buffer = "unlimited"
+[[flow]]
+name = "s"
+kind = "session"
+src = "a"
+dst = "b"
+protocol = "slbn"
+packet_size = "{size}"
+"#
+            )
+        };
+        let check = |size: &str| {
+            let s = xcc_build::resolve(&text(size), "t.toml", xcc_build::Format::Toml).unwrap();
+            check_sessions(&s).map_err(|e| e.to_string())
+        };
+        assert_eq!(check("1500B"), Ok(()));
+        assert_eq!(check("36B"), Ok(()));
+        let e = check("2000B").unwrap_err();
+        assert!(e.contains("flow s: packet_bytes = 2000 B") && e.contains("expected 36 to 1500 B"), "{e}");
+        assert!(check("35B").unwrap_err().contains("packet_bytes = 35 B"));
+        let workload = r#"
+name = "w"
+duration = "1s"
+[sessions]
+protocol = "slbn"
+topology = "medium"
+workload = { arrivals = [{ count = 10, from_s = 0.0, to_s = 1.0 }] }
+"#;
+        let s = xcc_build::resolve(workload, "w.toml", xcc_build::Format::Toml).unwrap();
+        let e = check_sessions(&s).unwrap_err().to_string();
+        assert!(e.contains("[sessions] workload") && e.contains("tools/session_scenario.py"), "{e}");
+    }
 }

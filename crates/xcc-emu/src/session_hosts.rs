@@ -438,3 +438,63 @@ fn after_source(s: &mut Session, g: &mut dyn SourceGroup, t: Time, buf: &mut [u8
         None => t,
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xcc_core::session::slbn::{SlbnKind, SlbnPacket, SlbnParams};
+
+    /// One SLBN session's host side on bytes, with no network between (every link task
+    /// absent, so the fields come back as the source sent them):
+    ///
+    /// ```text
+    /// source --Join(demand 5e6)--> destination: bounced as a ProbeAck, same fields, upstream
+    /// source <--ProbeAck--------- : the source's rate is bw = 5e6; data at 99 % of it
+    /// source --Leave-->            destination: dropped there (nothing bounced)
+    /// ```
+    #[test]
+    fn slbn_source_and_destination_on_bytes() {
+        let mut g = source_group(&Protocol::Slbn(SlbnParams::default()), 2);
+        let t0 = Time::ZERO;
+        g.join(1, t0, 5e6);
+        let mut buf = [0u8; 256];
+        let n = g.poll_transmit(1, t0, &mut buf).expect("Join");
+        assert_eq!(g.poll_transmit(1, t0, &mut buf[n..]), None, "one packet per cycle");
+        let h = SessionHeader::parse(&buf[..n]).unwrap();
+        assert_eq!((h.kind, h.proto, h.session), (SessionKind::Control(Direction::Downstream), Slbn::PROTO, 1));
+        let sent = wire::parse_control::<Slbn>(&h, &buf[..n]).unwrap();
+        assert_eq!(sent, SlbnPacket::join(5e6));
+        let mut back = [0u8; 256];
+        let m = g.bounce(&h, &buf[..n], &mut back).unwrap().expect("a Join is bounced");
+        let hb = SessionHeader::parse(&back[..m]).unwrap();
+        assert_eq!((hb.kind, hb.session), (SessionKind::Control(Direction::Upstream), 1));
+        assert_eq!(
+            wire::parse_control::<Slbn>(&hb, &back[..m]).unwrap(),
+            SlbnPacket { kind: SlbnKind::ProbeAck, ..sent }
+        );
+        assert_eq!(g.rate(1), None, "no rate before the ProbeAck");
+        g.on_packet(1, Time(1_000_000), &hb, &back[..m]).unwrap();
+        assert_eq!(g.rate(1), Some(5e6));
+        assert_eq!(g.data_share(), 0.99);
+        g.leave(1, Time(2_000_000));
+        let n = g.poll_transmit(1, Time(2_000_000), &mut buf).expect("Leave at once");
+        let h = SessionHeader::parse(&buf[..n]).unwrap();
+        assert_eq!(wire::parse_control::<Slbn>(&h, &buf[..n]).unwrap().kind, SlbnKind::Leave);
+        assert_eq!(g.bounce(&h, &buf[..n], &mut back), Ok(None), "a Leave ends at the destination");
+        assert_eq!(g.rate(1), None, "the source is gone once its Leave is out");
+        // Bytes of another protocol are refused, not given to the source.
+        let rm = xcc_core::session::rm_cell::RmCell { kind: xcc_core::session::rm_cell::RmKind::Rm, ccr: 0.0, er: 1.0 };
+        let k = wire::emit_control::<Bfyz>(0, Direction::Upstream, &rm, &mut buf).unwrap();
+        let h = SessionHeader::parse(&buf[..k]).unwrap();
+        assert_eq!(g.on_packet(0, t0, &h, &buf[..k]), Err(WireError::Malformed));
+    }
+
+    /// The simulator's integer pacing rate: rounded, nothing for no rate.
+    #[test]
+    fn pacing_rate_is_the_simulators() {
+        assert_eq!(pacing_bps(4_950_000.4), 4_950_000);
+        assert_eq!(pacing_bps(0.0), 0);
+        assert_eq!(pacing_bps(-1.0), 0);
+        assert_eq!(pacing_bps(f64::INFINITY), 1_000_000_000_000_000_000);
+    }
+}
