@@ -1,7 +1,7 @@
 //! Seed 004's session protocols on real packets: two sessions on a parking lot through the TUN
 //! router (its link tasks on their control datagrams, the hosts' sources and destinations on
-//! UDP sockets) reach their max-min rates, SLBN and BFYZ. Needs root and namespaces (skipped
-//! otherwise, saying so).
+//! UDP sockets) reach their max-min rates: SLBN, BFYZ, and ERICA and COBB with their link
+//! timers. Needs root and namespaces (skipped otherwise, saying so).
 
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
 use xcc_emu::{netns, runner};
@@ -62,20 +62,22 @@ interval = "250ms"
     )
 }
 
-/// Median delivered rate of each session per 250 ms interval after 1 s (both protocols
+/// Median delivered rate of each session per 250 ms interval after 1 s (SLBN, BFYZ and COBB
 /// converge within a few hundred milliseconds here, in the simulator as in the emulator; the
 /// median, because on a loaded 2-core machine one interval may lose the CPU), within 3 % of
-/// 99 % of its max-min rate.
+/// 99 % of its max-min rate. ERICA (link timers with the measured load) within 6 %: in the
+/// simulator too its sessions sit 2.9 % below and 1.9 % above their rates over this run
+/// (measured 2026-11-26; the emulator 4.1 % below and 2.1 % above).
 #[test]
-fn slbn_and_bfyz_sessions_reach_their_max_min_rates_through_the_router() {
+fn session_protocols_reach_their_max_min_rates_through_the_router() {
     if let Err(e) = netns::check_environment() {
-        eprintln!("SKIPPED slbn_and_bfyz_sessions_reach_their_max_min_rates_through_the_router: {e}");
+        eprintln!("SKIPPED session_protocols_reach_their_max_min_rates_through_the_router: {e}");
         return;
     }
     let oracle =
         max_min_fair(&MaxMinProblem { capacity: vec![40e6, 12e6], paths: vec![vec![0, 1], vec![0]], demand: vec![] })
             .unwrap();
-    for protocol in ["slbn", "bfyz"] {
+    for (protocol, tolerance) in [("slbn", 0.03), ("bfyz", 0.03), ("cobb", 0.03), ("erica", 0.06)] {
         let text = scenario(protocol);
         let s = xcc_build::resolve(&text, "emu-sessions.toml", xcc_build::Format::Toml).unwrap();
         let out = runner::emulate(&s).expect("emulated run");
@@ -95,7 +97,10 @@ fn slbn_and_bfyz_sessions_reach_their_max_min_rates_through_the_router() {
                 "{protocol} session {flow}: rates {window:?}; median {median:.0} vs oracle {want:.0} ({:+.2} %)",
                 100.0 * (median / want - 1.0)
             );
-            assert!((median / want - 1.0).abs() < 0.03, "{protocol} session {flow}: median {median} vs {want} (3 %)");
+            assert!(
+                (median / want - 1.0).abs() < tolerance,
+                "{protocol} session {flow}: median {median} vs {want} ({tolerance})"
+            );
         }
         let st = &out.json["stats"];
         eprintln!("{protocol} router {st:?}");
