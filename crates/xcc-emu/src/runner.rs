@@ -525,6 +525,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         json["stats"]["session_control_back"] = json!(run.sessions.iter().map(|r| r.control_back).sum::<u64>());
         json["stats"]["session_unreadable"] = json!(run.unreadable);
         json["stats"]["session_wake_late_max_us"] = json!(run.wake_late_max_ns / 1000);
+        let lost = run.sessions.iter().map(|r| r.pacing_lost_ns);
+        json["stats"]["session_pacing_lost_max_us"] = json!(lost.clone().max().unwrap_or(0) / 1000);
+        json["stats"]["session_pacing_lost_total_us"] = json!(lost.sum::<u64>() / 1000);
         json["stats"]["session_hosts_realtime"] = json!(run.realtime);
     }
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })

@@ -171,6 +171,9 @@ pub struct SessionResult {
     pub completed_at: Option<Time>,
     pub control_sent: u64,
     pub control_back: u64,
+    /// Sending time lost when the driver woke more than the catch-up bound late (its data
+    /// went unsent: `rate x lost` bytes), nanoseconds.
+    pub pacing_lost_ns: u64,
     /// (time, cumulative delivered bytes), one per sampling interval.
     pub samples: Vec<(Time, u64)>,
 }
@@ -288,7 +291,10 @@ pub fn run(
             }
             // Data due (late wake-ups made up within the catch-up bound, as the transport does).
             while s.sending && s.data_bps > 0 && s.next_send <= t {
-                let at = s.next_send.max(Time(t.as_ns().saturating_sub(PACING_CATCH_UP.as_ns())));
+                let floor = Time(t.as_ns().saturating_sub(PACING_CATCH_UP.as_ns()));
+                // Sending time beyond the catch-up bound is lost as rate (counted, per session).
+                s.result.pacing_lost_ns += floor.as_ns().saturating_sub(s.next_send.as_ns());
+                let at = s.next_send.max(floor);
                 let left = s.setup.size_bytes.map_or(u64::MAX, |n| n - s.result.bytes_sent);
                 let n = (s.setup.packet_bytes as u64).min(left) as u32;
                 let len = (n.max(MIN_PACKET_BYTES) - IP_UDP_LEN) as usize;
@@ -393,6 +399,12 @@ pub fn run(
                 }
             }
         }
+    }
+    // A last sample at the end, so that the delivered bytes at `until` are measured, not the
+    // sample up to 10 ms before.
+    let t = now();
+    for s in sessions.iter_mut() {
+        s.result.samples.push((t, s.result.bytes_delivered));
     }
     out.sessions = sessions.into_iter().map(|s| s.result).collect();
     Ok(out)
