@@ -104,7 +104,7 @@ FLOW_KINDS = ("bulk", "cbr", "arrival", "request", "response", "session")
 
 #: The `protocol` kinds of session flows (`Protocol::NAMES` in crates/xcc-build/src/session.rs;
 #: the scenario-reference test checks the list against the parser).
-SESSION_PROTOCOLS = ("slbn", "bfyz", "erica", "cobb")
+SESSION_PROTOCOLS = ("slbn", "bfyz", "erica", "cobb", "rcp", "piqi_rcp")
 
 
 def enumerations() -> str:

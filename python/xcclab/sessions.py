@@ -51,6 +51,22 @@ class SessionResult:
         return out
 
 
+def load(run_dir: str | Path) -> SessionResult:
+    """A run saved by :meth:`SessionResult.save`."""
+    d = Path(run_dir)
+    stats = json.loads((d / "stats.json").read_text())
+    timing = d / "timing.json"
+    if timing.is_file():
+        stats.update(json.loads(timing.read_text()))
+    return SessionResult(
+        experiment=json.loads((d / "experiment.json").read_text()),
+        stats=stats,
+        samples=pl.read_parquet(d / "samples.parquet"),
+        completions=pl.read_parquet(d / "completions.parquet"),
+        finals=pl.read_parquet(d / "finals.parquet"),
+    )
+
+
 def run_sessions(experiment: dict[str, Any], source: str = "<experiment>") -> SessionResult:
     """Run one session experiment; ``ValueError`` names the bad field."""
     raw = _native.run_sessions(json.dumps(experiment), source)

@@ -82,9 +82,20 @@ def test_slbn_1a_quick_report(tmp_path):
     metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
     assert set(metrics["measured"]) == {"slbn", "cobb"}
     assert metrics["pending"] == ["rcp"]
-    # SLBN has converged exactly by the end of the quick run; COBB has not.
+    # On packets SLBN's delivered rates are within 1 % by the end of the quick run (delivery
+    # jitter over 50 ms windows; measured 0.18 %); COBB's band is wider. The session driver
+    # beside it has SLBN's assigned rates exact.
+    assert metrics["engine"] == "packets"
     slbn, cobb = metrics["measured"]["slbn"], metrics["measured"]["cobb"]
-    assert abs(slbn["final_es_p90"]) < 0.01 and cobb["es_spread_avg"] > slbn["es_spread_avg"]
+    assert abs(slbn["final_es_p90"]) < 1.0 and cobb["es_spread_avg"] > slbn["es_spread_avg"]
+    assert abs(metrics["measured_fluid"]["slbn"]["final_es_p90"]) < 0.01
+    assert "## The packet engine beside the session driver" in text
+    # The report is rewritten from the saved runs alone, to the same numbers.
+    from xcclab.reproduce.slbn_common import rereport
+
+    rereport(setup, tmp_path / "r", quick=True)
+    assert json.loads((tmp_path / "r" / "metrics.json").read_text()) == metrics
+    assert (tmp_path / "r" / "report.md").read_text() == text
     # The band's reach from zero is at least half its width.
     for m in (slbn, cobb):
         assert m["es_reach_avg"] >= m["es_spread_avg"] / 2 - 1e-9

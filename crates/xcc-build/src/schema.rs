@@ -150,7 +150,7 @@ pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
             c("time_s", F64, "s", "sample time (every `sample_interval`)"),
             c("present", I64, "", "sessions present (joined, not left, data still to send) at the sample"),
             c("rated", I64, "", "sessions E_s is computed on: present for the whole window, with a rate at their source"),
-            n("es_mean", F64, "%", "E_s, mean over the rated sessions: rate from data delivered over `rate_window` (over the data share) against the oracle's; null if none rated"),
+            n("es_mean", F64, "%", "E_s, mean over the rated sessions: rate from data delivered over `rate_window` (timed from the last delivery before the window to the last in it; over the data share) against the oracle's; null if none rated"),
             n("es_p10", F64, "%", "E_s, 10th percentile"),
             n("es_p90", F64, "%", "E_s, 90th percentile"),
             n("es_max_abs", F64, "%", "E_s, largest magnitude"),
@@ -168,7 +168,7 @@ pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
         &[
             c("time_s", F64, "s", "the last sample's time"),
             c("flow_id", I64, "", "the session's flow index"),
-            c("rate_bps", F64, "bit/s", "rate from data delivered over the window, over the data share"),
+            c("rate_bps", F64, "bit/s", "rate from data delivered over the window (timed from the last delivery before it to the last in it), over the data share"),
             c("maxmin_bps", F64, "bit/s", "the max-min oracle's rate for the session at the sample"),
             c("error_pct", F64, "%", "E_s of the session: (rate_bps - maxmin_bps) / maxmin_bps * 100"),
         ],

@@ -7,6 +7,8 @@ use serde_json::Value;
 use xcc_core::session::bfyz::BfyzParams;
 use xcc_core::session::cobb::CobbParams;
 use xcc_core::session::erica::EricaParams;
+use xcc_core::session::piqi_rcp::PiqiRcpParams;
+use xcc_core::session::rcp::RcpParams;
 use xcc_core::session::slbn::SlbnParams;
 
 use crate::scenario::resolve::{typed, Resolver};
@@ -21,11 +23,13 @@ pub enum Protocol {
     Bfyz(BfyzParams),
     Erica(EricaParams),
     Cobb(CobbParams),
+    Rcp(RcpParams),
+    PiqiRcp(PiqiRcpParams),
 }
 
 impl Protocol {
     /// Names accepted in `protocol`.
-    pub const NAMES: &'static [&'static str] = &["slbn", "bfyz", "erica", "cobb"];
+    pub const NAMES: &'static [&'static str] = &["slbn", "bfyz", "erica", "cobb", "rcp", "piqi_rcp"];
 
     pub fn name(&self) -> &'static str {
         match self {
@@ -33,6 +37,8 @@ impl Protocol {
             Protocol::Bfyz(_) => "bfyz",
             Protocol::Erica(_) => "erica",
             Protocol::Cobb(_) => "cobb",
+            Protocol::Rcp(_) => "rcp",
+            Protocol::PiqiRcp(_) => "piqi_rcp",
         }
     }
 
@@ -57,6 +63,8 @@ impl Protocol {
             "bfyz" => Protocol::Bfyz(typed(params, path, src)?),
             "erica" => Protocol::Erica(typed(params, path, src)?),
             "cobb" => Protocol::Cobb(typed(params, path, src)?),
+            "rcp" => Protocol::Rcp(typed(params, path, src)?),
+            "piqi_rcp" => Protocol::PiqiRcp(typed(params, path, src)?),
             other => {
                 return Err(
                     r.err(&format!("{path}.kind"), format!("unknown session protocol '{other}' (known: {})", known()))

@@ -23,6 +23,8 @@ use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
 use xcc_core::session::data_share::DataShare;
 use xcc_core::session::erica::Erica;
+use xcc_core::session::piqi_rcp::PiqiRcp;
+use xcc_core::session::rcp::Rcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::{ControlPacket, Direction, SessionProtocol, SourceTask};
 use xcc_core::wire::session::{self as wire, SessionHeader, SessionKind, SessionWire, SESSION_UDP_PORT};
@@ -63,6 +65,8 @@ pub fn source_group(protocol: &Protocol, sessions: usize) -> Box<dyn SourceGroup
         Protocol::Bfyz(p) => Box::new(Sources::<Bfyz>::new(p, sessions)),
         Protocol::Erica(p) => Box::new(Sources::<Erica>::new(p, sessions)),
         Protocol::Cobb(p) => Box::new(Sources::<Cobb>::new(p, sessions)),
+        Protocol::Rcp(p) => Box::new(Sources::<Rcp>::new(p, sessions)),
+        Protocol::PiqiRcp(p) => Box::new(Sources::<PiqiRcp>::new(p, sessions)),
     }
 }
 

@@ -14,6 +14,8 @@ use xcc_build::session::Protocol;
 use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
 use xcc_core::session::erica::Erica;
+use xcc_core::session::piqi_rcp::PiqiRcp;
+use xcc_core::session::rcp::Rcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::{ControlPacket, Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol};
 use xcc_core::wire::session::{self as wire, SessionBody, SessionHeader, SessionWire};
@@ -52,6 +54,8 @@ pub fn link_tasks(protocol: &Protocol, links: usize) -> Box<dyn LinkTasks> {
         Protocol::Bfyz(p) => Box::new(Tasks::<Bfyz>::new(p, links)),
         Protocol::Erica(p) => Box::new(Tasks::<Erica>::new(p, links)),
         Protocol::Cobb(p) => Box::new(Tasks::<Cobb>::new(p, links)),
+        Protocol::Rcp(p) => Box::new(Tasks::<Rcp>::new(p, links)),
+        Protocol::PiqiRcp(p) => Box::new(Tasks::<PiqiRcp>::new(p, links)),
     }
 }
 

@@ -13,6 +13,8 @@ use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
 use xcc_core::session::data_share::DataShare;
 use xcc_core::session::erica::Erica;
+use xcc_core::session::piqi_rcp::PiqiRcp;
+use xcc_core::session::rcp::Rcp;
 use xcc_core::session::slbn::Slbn;
 use xcc_core::session::{ControlPacket, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
 use xcc_core::{Dur, Time};
@@ -58,6 +60,8 @@ pub fn new_group(protocol: &Protocol, sessions: usize, links: usize) -> Box<dyn 
         Protocol::Bfyz(p) => Box::new(Group::<Bfyz>::new(p, sessions, links)),
         Protocol::Erica(p) => Box::new(Group::<Erica>::new(p, sessions, links)),
         Protocol::Cobb(p) => Box::new(Group::<Cobb>::new(p, sessions, links)),
+        Protocol::Rcp(p) => Box::new(Group::<Rcp>::new(p, sessions, links)),
+        Protocol::PiqiRcp(p) => Box::new(Group::<PiqiRcp>::new(p, sessions, links)),
     }
 }
 

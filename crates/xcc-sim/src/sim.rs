@@ -90,6 +90,9 @@ enum Endpoints {
         /// Still sends data (until its size is sent, its stop, or the end).
         sending: bool,
         wake_at: Option<Time>,
+        /// When its last data packet was delivered (`Time::NEVER`: none yet), for the
+        /// session metrics' rate estimate.
+        last_delivery: Time,
     },
     /// Finished and freed; final counters kept.
     Done {
@@ -581,7 +584,8 @@ impl Simulation {
                 }
             }
             // A session's data (its control packets never get here: `session_hop`).
-            Endpoints::Session { .. } => {
+            Endpoints::Session { last_delivery, .. } => {
+                *last_delivery = self.now;
                 let bytes = pkt.seg.payload_bytes as u64;
                 self.on_delivered(f, bytes);
             }

@@ -38,11 +38,11 @@ SETUP = Setup(
     notes=[
         "10 s simulated so that (nearly) every session completes: completion times by size "
         "over the completed sessions only would favour the fast ones.",
-        "Completion time = when a session's last bit is sent at its assigned rates; the time its "
-        "data then wait in the (unlimited) queues is not added, so a protocol that assigns too "
-        "much finishes 'early' while its data sit in the queues (the paper says the same of "
-        "PIQI-RCP and COBB: 'the queues of unlimited size are assuming the congestion control'). "
-        "Read completion times beside the maximum queue.",
+        "Completion time = when a session's last byte is *delivered* on the packet engine, so "
+        "the time its data wait in the (unlimited) queues counts. The session driver beside it "
+        "counts the last bit *sent*, where a protocol that assigns too much finishes 'early' "
+        "while its data sit in the queues (the paper says of PIQI-RCP and COBB: 'the queues of "
+        "unlimited size are assuming the congestion control').",
     ],
 )
 

@@ -24,6 +24,7 @@ SETUP = Setup(
     id=ID,
     title=TITLE,
     claim=CLAIM,
+    engine="packets",
     topology="large",
     protocols=("slbn", "bfyz"),
     workload={"arrivals": [{"count": 180_000, "from_s": 0.0, "to_s": 1.0}]},

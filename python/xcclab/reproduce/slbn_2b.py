@@ -25,6 +25,7 @@ SETUP = Setup(
     id=ID,
     title=TITLE,
     claim=CLAIM,
+    engine="fluid",
     topology="large",
     protocols=("slbn", "bfyz"),
     workload={
@@ -39,6 +40,11 @@ SETUP = Setup(
     plot_from_s=9.0,
     quick_duration_s=12.0,
     notes=[
+        "Run on the session driver (fluid data), not the packet engine: 13 s of the Large "
+        "network with 100,000 sessions is some 5 G packet-hops at the rates measured for "
+        "slbn-2a (about 550 M data hops per simulated second once converged), two to three "
+        "hours of CPU per protocol on this machine (docs/performance.md). Its numbers are the "
+        "driver's approximation, which slbn-1a, 1b and 2a put beside the packet engine's.",
         'The paper says the churn starts "after 9 seconds"; experiments.md places it at 10 s.',
         "BFYZ runs with closed-loop RM cells (`closed_loop: true`: one cell in flight, the "
         "next when it is back and the 1 % budget allows), not its default steady stream of cells "

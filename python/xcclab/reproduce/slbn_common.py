@@ -1,9 +1,13 @@
 """The four WAN experiments of seed 004 (SLBN): shared set-up, runs, figures and report.
 
 Each experiment runs every protocol the paper compares on the same network and the same
-session arrivals (same seeds), through the session simulator (control packets one by one
-through FIFO links, data as fluid rates; docs/decisions.md, "Session experiments"). Protocols
-this build cannot run yet are listed in the report as pending, never invented.
+session arrivals (same seeds). slbn-1a, 1b and 2a run on the packet engine (every data
+and control packet simulated, ``slbn_packets.py``), which gives the verdicts, and on the
+session simulator beside it (control packets one by one through FIFO links, data as fluid
+rates; docs/decisions.md, "Session experiments"), whose numbers the report puts next to the
+packet engine's as a labelled approximation. slbn-2b (13 s of the Large network) still runs
+on the session simulator alone (``Setup.engine``). Protocols this build cannot run yet are listed in
+the report as pending, never invented.
 
 Measured per sample (every ``sample_interval_s``), as in Section IV of the paper:
   - E_s(t) = 100 (lambda_s - lambda*_s) / lambda*_s for every session present with a rate,
@@ -26,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import sessions as S
+from . import slbn_packets as P
 from .report import (
     Comparison,
     atomic_dir,
@@ -91,6 +96,11 @@ class Setup:
     notes: list[str] = field(default_factory=list)
     # Parameters of this experiment over PAPER_PARAMS (the report's notes must say why).
     params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # "packets": the verdicts come from the packet engine (every data and control packet
+    # simulated) and the session driver runs beside it as the labelled fluid approximation;
+    # "fluid": the session driver alone (the Large experiments: the packet engine's cost, see
+    # docs/performance.md, keeps them out of a reproduction's budget for now).
+    engine: str = "packets"
 
     def experiment(self, protocol: str, quick: bool) -> dict[str, Any]:
         workload = _scale_workload(self.workload, self.quick_scale) if quick else self.workload
@@ -126,32 +136,91 @@ def run_setup(
     available = set(S.protocols())
     out_dir = Path(out_dir)
     with atomic_dir(out_dir) as tmp:
-        results: dict[str, S.SessionResult] = {}
+        results: dict[str, Any] = {}
+        fluid: dict[str, S.SessionResult] = {}
         for proto in setup.protocols:
             if proto not in available or (only is not None and proto not in only):
                 log(f"{setup.id}: {proto} skipped")
                 continue
-            log(f"{setup.id}: running {proto}")
-            r = S.run_sessions(setup.experiment(proto, quick), f"{setup.id}:{proto}")
-            r.save(tmp / "runs" / proto)
-            results[proto] = r
-        pending = [p for p in setup.protocols if p not in results]
-        measured = {p: _measure(setup, r) for p, r in results.items()}
-        figures = _figures(setup, tmp, results)
-        comparisons = _comparisons(setup, measured)
-        write_metrics(
-            tmp,
-            setup.id,
-            title=setup.title,
-            quick=quick,
-            comparisons=comparisons,
-            measured=measured,
-            pending=pending,
-            figures=figures,
-        )
-        unavailable = [p for p in pending if p not in available]
-        text = _report(setup, quick, results, measured, pending, comparisons, figures, unavailable)
-        (tmp / "report.md").write_text(text, encoding="utf-8")
+            experiment = setup.experiment(proto, quick)
+            if setup.engine == "packets":
+                log(f"{setup.id}: running {proto} on the packet engine")
+                r = P.run_packets(experiment, f"{setup.id}-{proto}", PACKET_BYTES)
+                r.save(tmp / "runs" / proto)
+                results[proto] = r
+                log(f"{setup.id}: running {proto} on the session driver (fluid data)")
+                f = S.run_sessions(experiment, f"{setup.id}:{proto}")
+                f.save(tmp / "runs" / f"{proto}-fluid")
+                fluid[proto] = f
+            else:
+                log(f"{setup.id}: running {proto}")
+                r = S.run_sessions(experiment, f"{setup.id}:{proto}")
+                r.save(tmp / "runs" / proto)
+                results[proto] = r
+        _write_report(setup, tmp, quick, results, fluid, available)
+    return out_dir / "report.md"
+
+
+def _write_report(
+    setup: Setup,
+    tmp: Path,
+    quick: bool,
+    results: dict[str, Any],
+    fluid: dict[str, S.SessionResult],
+    available: set[str],
+) -> None:
+    """report.md, metrics.json and the figures of ``results`` (and ``fluid`` beside) in tmp."""
+    pending = [p for p in setup.protocols if p not in results]
+    measured = {p: _measure(setup, r) for p, r in results.items()}
+    measured_fluid = {p: _measure(setup, r) for p, r in fluid.items()}
+    figures = _figures(setup, tmp, results, fluid)
+    comparisons = _comparisons(setup, measured)
+    write_metrics(
+        tmp,
+        setup.id,
+        title=setup.title,
+        quick=quick,
+        engine=setup.engine,
+        comparisons=comparisons,
+        measured=measured,
+        measured_fluid=measured_fluid,
+        pending=pending,
+        figures=figures,
+    )
+    unavailable = [p for p in pending if p not in available]
+    text = _report(
+        setup,
+        quick,
+        results,
+        measured,
+        pending,
+        comparisons,
+        figures,
+        unavailable,
+        measured_fluid,
+    )
+    (tmp / "report.md").write_text(text, encoding="utf-8")
+
+
+def rereport(setup: Setup, out_dir: str | Path, quick: bool = False) -> Path:
+    """Rewrite a finished reproduction's report, metrics and figures from the runs it saved
+    (``OUT/runs/PROTOCOL`` and ``OUT/runs/PROTOCOL-fluid``), without simulating again: for a
+    change to the report's text or measures. The runs are copied, never modified."""
+    import shutil
+
+    out_dir = Path(out_dir)
+    runs = out_dir / "runs"
+    results: dict[str, Any] = {}
+    fluid: dict[str, S.SessionResult] = {}
+    for proto in setup.protocols:
+        if (runs / f"{proto}-fluid").is_dir():
+            results[proto] = P.load(runs / proto)
+            fluid[proto] = S.load(runs / f"{proto}-fluid")
+        elif (runs / proto).is_dir():
+            results[proto] = S.load(runs / proto)
+    with atomic_dir(out_dir) as tmp:
+        shutil.copytree(runs, tmp / "runs")
+        _write_report(setup, tmp, quick, results, fluid, set(S.protocols()))
     return out_dir / "report.md"
 
 
@@ -268,7 +337,12 @@ def _comparisons(setup: Setup, measured: dict[str, dict[str, Any]]) -> list[Comp
     return out
 
 
-def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> list[str]:
+def _figures(
+    setup: Setup,
+    tmp: Path,
+    results: dict[str, Any],
+    fluid: dict[str, S.SessionResult] | None = None,
+) -> list[str]:
     if not results:
         return []
     from ..figures import pyplot as _pyplot
@@ -292,6 +366,12 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
             color = f"C{i}"
             ax.fill_between(t, lo, hi, color=color, alpha=0.25, lw=0, label="10th-90th percentile")
             ax.plot(t, mean, color=color, lw=1.4, label="average")
+            if fluid and p in fluid:
+                # The session driver's band, for comparison: its edges dashed.
+                f = _window(fluid[p], setup.plot_from_s)
+                tf = f["time_s"].to_numpy()
+                for col, lab in ((f"{key}_p10", "session driver p10/p90"), (f"{key}_p90", None)):
+                    ax.plot(tf, f[col].to_numpy(), color="black", lw=0.7, ls="--", label=lab)
             ax.axhline(0, color="grey", lw=0.5)
             for y in (-100, 150):
                 ax.axhline(y, color="grey", lw=0.6, ls=":")
@@ -305,8 +385,9 @@ def _figures(setup: Setup, tmp: Path, results: dict[str, S.SessionResult]) -> li
             ax.set_xlabel("time (s)")
             ax.xaxis.set_tick_params(labelbottom=True)
         fig.suptitle(
-            f"{setup.id}: rate error at {what} (ours; dotted: the paper's Fig. 3 range, "
-            "-100 % to 150 %)"
+            f"{setup.id}: rate error at {what} (ours, "
+            + ("packet engine; " if setup.engine == "packets" else "session driver; ")
+            + "dotted: the paper's Fig. 3 range, -100 % to 150 %)"
         )
         fig.tight_layout()
         written += [p.name for p in save_figure(fig, tmp, f"error-{what}")]
@@ -354,6 +435,7 @@ def _report(
     comparisons: list[Comparison],
     figures: list[str],
     unavailable: list[str] | None = None,
+    measured_fluid: dict[str, dict[str, Any]] | None = None,
 ) -> str:
     lines = [f"# {setup.title}", "", f"Generated by `xcc reproduce {setup.id}`.", ""]
     if quick:
@@ -393,10 +475,29 @@ def _report(
         f"samples every {setup.sample_interval_s * 1e3:g} ms"
         + (f", figures and statistics from {setup.plot_from_s:g} s" if setup.plot_from_s else "")
         + ".",
-        "- Data are sent at 99 % of the assigned rate as fluid, control packets one by one: "
-        "SLBN's (68 B) and ERICA's and BFYZ's RM cells (53 B) within 1 % of the session's rate, "
-        "both directions counted; COBB's one per period T; RCP's and PIQI-RCP's 40-B feedback "
-        "packet once per round trip. Unlimited queues (nothing is dropped).",
+        (
+            "- **Packet engine** (the verdicts): every session's source sends data packets of "
+            f"{PACKET_BYTES} B paced at 99 % of its assigned rate through the same FIFO queues "
+            "as its control packets, "
+            if setup.engine == "packets"
+            else "- **Session driver** (fluid data; the packet engine does not run this "
+            "experiment yet): data are sent at 99 % of the assigned rate as fluid, "
+        )
+        + "control packets one by one: SLBN's (68 B) and ERICA's and BFYZ's RM cells (53 B) "
+        "within 1 % of the session's rate, both directions counted; COBB's one per period T; "
+        "RCP's and PIQI-RCP's 40-B feedback packet once per round trip. Unlimited queues "
+        "(nothing is dropped).",
+        (
+            "- Measured on packets: E_s from the data each session *delivered* over the last "
+            f"{setup.sample_interval_s * 1e3:g} ms (over the 99 % data share) against the "
+            "oracle's rate at the sample; E_e from the bits each oracle bottleneck *sent* over "
+            "the same window (data and control) against its capacity; the largest queue of any "
+            "link in each interval; completion at the last byte *delivered*. The session "
+            "driver's E_s and E_e use the *assigned* rates and its completion the last bit "
+            '*sent* (docs/decisions.md, "Session experiments").'
+            if setup.engine == "packets"
+            else "- E_s and E_e from the assigned rates; completion at the last bit sent."
+        ),
     ]
     lines += [f"- {n}" for n in setup.notes]
     lines += [""]
@@ -464,13 +565,7 @@ def _report(
                 "",
             ]
         for p, m in measured.items():
-            st = m["stats"]
-            lines.append(
-                f"- {LABEL[p]}: {st['sessions']:,} sessions, {st['events']:,} events, "
-                f"{st['control_packets']:,} control packets, oracle run {st['oracle_runs']} times "
-                f"({st['oracle_wall_seconds']:.1f} s), {st['hosts_in_use']:,} hosts with links, "
-                f"{st['wall_seconds']:.1f} s wall."
-            )
+            lines.append(f"- {LABEL[p]}: {_stats_line(m['stats'])}")
             if "completion_by_size" in m:
                 cb = ", ".join(
                     f"{b['from_pkts']}-{b['to_pkts']} pkts: {b['mean_s']:.3f} s ({b['sessions']})"
@@ -483,6 +578,8 @@ def _report(
                 qs = ", ".join(fmt(q, 0) for q in m["max_queue_packets_by_second"])
                 lines.append(f"  Largest queue per second (packets): {qs}.")
         lines += [""]
+    if measured_fluid:
+        lines += _beside_fluid(measured, measured_fluid)
     if comparisons:
         rows = [[c.quantity, fmt(c.paper, 2), fmt(c.ours, 2), c.unit] for c in comparisons]
         lines += [
@@ -497,6 +594,57 @@ def _report(
         lines += ["", "## Figures", ""]
         lines.append(figure_links(figures))
     return "\n".join(lines) + "\n"
+
+
+def _stats_line(st: dict[str, Any]) -> str:
+    if st.get("engine") == "packets":
+        return (
+            f"{st['sessions']:,} sessions, {st['packets_transmitted']:,} packet transmissions "
+            f"(link hops), {st['data_bytes_delivered'] / 1e9:.2f} GB of data delivered, "
+            f"{st['drops']} drops, {st['wall_seconds']:.1f} s wall."
+        )
+    return (
+        f"{st['sessions']:,} sessions, {st['events']:,} events, "
+        f"{st['control_packets']:,} control packets, oracle run {st['oracle_runs']} times "
+        f"({st['oracle_wall_seconds']:.1f} s), {st['hosts_in_use']:,} hosts with links, "
+        f"{st['wall_seconds']:.1f} s wall (session driver)."
+    )
+
+
+#: The measures the packet engine and the session driver are compared on.
+_BESIDE = (
+    ("es_mean_avg", "mean E_s (%)", 2),
+    ("es_p10_avg", "p10 E_s (%)", 2),
+    ("es_p90_avg", "p90 E_s (%)", 2),
+    ("ee_mean_avg", "mean E_e (%)", 2),
+    ("ee_max_max", "worst link E_e (%)", 1),
+    ("max_queue_packets", "max queue (pkts)", 0),
+    ("completion_mean_s", "mean completion (s)", 3),
+)
+
+
+def _beside_fluid(
+    measured: dict[str, dict[str, Any]], fluid: dict[str, dict[str, Any]]
+) -> list[str]:
+    """The packet engine's measures beside the session driver's, protocol by protocol."""
+    keys = [k for k in _BESIDE if any(k[0] in m for m in measured.values())]
+    rows = []
+    for p, m in measured.items():
+        f = fluid.get(p)
+        if f is None:
+            continue
+        rows.append([LABEL[p]] + [f"{fmt(m.get(k), d)} / {fmt(f.get(k), d)}" for k, _, d in keys])
+    if not rows:
+        return []
+    return [
+        "## The packet engine beside the session driver",
+        "",
+        "Each cell: packets / session driver (fluid data), same network, sessions and seed. "
+        "The definitions differ as the set-up says (delivered against assigned rates).",
+        "",
+        markdown_table(["protocol"] + [label for _, label, _ in keys], rows),
+        "",
+    ]
 
 
 def _discussion(setup: Setup, measured: dict[str, dict[str, Any]], pending: list[str]) -> list[str]:

@@ -5,6 +5,8 @@
 use super::bfyz::Bfyz;
 use super::cobb::Cobb;
 use super::erica::Erica;
+use super::piqi_rcp::PiqiRcp;
+use super::rcp::Rcp;
 use super::slbn::Slbn;
 use super::SessionProtocol;
 
@@ -37,6 +39,21 @@ impl DataShare for Erica {
 }
 impl DataShare for Cobb {
     /// COBB sends one packet per period whatever the rate: the paper's ~1 % for data's sake.
+    fn data_share(_: &Self::Params) -> f64 {
+        0.99
+    }
+}
+
+/// RCP and PIQI-RCP in seed 004's session form: one 40 B feedback packet per round trip,
+/// far under the paper's ~1 % control budget; data gets the same 99 % of the assigned rate as
+/// every other protocol here (and as the session driver's `data_share`), so no protocol is
+/// compared at a different load.
+impl DataShare for Rcp {
+    fn data_share(_: &Self::Params) -> f64 {
+        0.99
+    }
+}
+impl DataShare for PiqiRcp {
     fn data_share(_: &Self::Params) -> f64 {
         0.99
     }

@@ -6,10 +6,10 @@ use super::feedback::{FeedbackPacket, FeedbackSource};
 use super::{Direction, Forward, Hop, LinkLoad, LinkTask, SessionId, SessionProtocol};
 use crate::link::piqi_rcp::{PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
 use crate::time::{Dur, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Seed 004's settings: T = 5 ms and kappa = kappa* = T / (2 (T + RTT)) (`kappa: null`).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PiqiRcpParams {
     pub interval_ms: f64,

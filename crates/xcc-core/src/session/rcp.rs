@@ -22,10 +22,10 @@ use super::feedback::{FeedbackPacket, FeedbackSource};
 use super::{Direction, Forward, Hop, LinkLoad, LinkTask, SessionId, SessionProtocol};
 use crate::link::rcp::{RcpAccumulators, RcpRouter, RcpRouterConfig};
 use crate::time::{Dur, Time};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The parameter sets of `link::rcp::RCP_PRESETS`, by name.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RcpPreset {
     /// alpha 0.4, beta 1 (Stanford single-bottleneck script, seed 000 Section IX).
@@ -48,7 +48,7 @@ impl RcpPreset {
 
 /// RCP's session parameters; the default is seed 004's setting (preset `fct`: alpha 0.1,
 /// beta 1; the other values are ns-2's).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RcpParams {
     pub preset: RcpPreset,

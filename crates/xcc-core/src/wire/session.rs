@@ -8,8 +8,9 @@
 //!   destination). RM cells do not say which way they travel (the direction is where they
 //!   are, [`crate::session::Direction`]); the router needs it to place the link tasks, so the
 //!   framing carries it for every protocol.
-//! - `proto`: the session protocol ([`SessionWire::PROTO`]: SLBN 1, BFYZ 2, ERICA 3, COBB 4);
-//!   BFYZ and ERICA share the RM cell's body but not their link tasks.
+//! - `proto`: the session protocol ([`SessionWire::PROTO`]: SLBN 1, BFYZ 2, ERICA 3, COBB 4,
+//!   RCP 5, PIQI-RCP 6); BFYZ and ERICA share the RM cell's body, RCP and PIQI-RCP the feedback
+//!   packet's, but not their link tasks.
 //! - `session`: the session's number within its protocol, the id link tasks key their tables
 //!   on ([`crate::session::Hop::session`]).
 //! - `body`: the control packet's fields ([`SessionBody`]), big-endian, rates as IEEE 754
@@ -25,9 +26,13 @@ use super::WireError;
 use crate::session::bfyz::Bfyz;
 use crate::session::cobb::{Cobb, CobbPacket};
 use crate::session::erica::Erica;
+use crate::session::feedback::FeedbackPacket;
+use crate::session::piqi_rcp::PiqiRcp;
+use crate::session::rcp::Rcp;
 use crate::session::rm_cell::{RmCell, RmKind};
 use crate::session::slbn::{HopSet, Slbn, SlbnKind, SlbnPacket};
 use crate::session::{Direction, SessionProtocol};
+use crate::time::Time;
 
 /// UDP port of a session's destination (sources send from an ephemeral port; the bounced
 /// control packets come back from this one).
@@ -132,6 +137,12 @@ impl SessionWire for Erica {
 }
 impl SessionWire for Cobb {
     const PROTO: u8 = 4;
+}
+impl SessionWire for Rcp {
+    const PROTO: u8 = 5;
+}
+impl SessionWire for PiqiRcp {
+    const PROTO: u8 = 6;
 }
 
 /// Writes control packet `pkt` of session `session` of protocol `P`, travelling `dir`, into
@@ -254,6 +265,37 @@ impl SessionBody for CobbPacket {
     }
 }
 
+/// `rate:f64 rtt_us:u32 sent_at_ns:u64 echoed:u8 data_bits:f64` (`sent_at` is the source's
+/// own clock, read back by the source alone).
+impl SessionBody for FeedbackPacket {
+    const LEN: usize = 29;
+
+    fn emit_body(&self, buf: &mut [u8]) {
+        buf[0..8].copy_from_slice(&self.rate.to_be_bytes());
+        buf[8..12].copy_from_slice(&self.rtt_us.to_be_bytes());
+        buf[12..20].copy_from_slice(&self.sent_at.as_ns().to_be_bytes());
+        buf[20] = self.echoed as u8;
+        buf[21..29].copy_from_slice(&self.data_bits.to_be_bytes());
+    }
+
+    fn parse_body(buf: &[u8]) -> Result<FeedbackPacket, WireError> {
+        let mut t = [0u8; 8];
+        t.copy_from_slice(&buf[12..20]);
+        let echoed = match buf[20] {
+            0 => false,
+            1 => true,
+            _ => return Err(WireError::Malformed),
+        };
+        Ok(FeedbackPacket {
+            rate: rate_at(buf, 0)?,
+            rtt_us: u32::from_be_bytes([buf[8], buf[9], buf[10], buf[11]]),
+            sent_at: Time(u64::from_be_bytes(t)),
+            echoed,
+            data_bits: rate_at(buf, 21)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,7 +346,8 @@ mod tests {
         assert_eq!(1 + 4 + SlbnPacket::LEN - 1 + 20, SlbnPacket::WIRE_BYTES as usize - 1);
     }
 
-    /// RM cells (BFYZ, ERICA) and COBB's packets round-trip; BFYZ and ERICA differ by `proto`.
+    /// RM cells (BFYZ, ERICA), COBB's packets and the feedback packets (RCP, PIQI-RCP)
+    /// round-trip; protocols sharing a body differ by `proto`.
     #[test]
     fn rm_cells_and_cobb_round_trip() {
         let rm = RmCell { kind: RmKind::Rm, ccr: 12_345.5, er: f64::INFINITY };
@@ -313,7 +356,12 @@ mod tests {
         assert_eq!(round_trip::<Erica>(close, Direction::Upstream), close);
         let c = CobbPacket { rate: 9.5e6, er: 2.25e7 };
         assert_eq!(round_trip::<Cobb>(c, Direction::Upstream), c);
-        let protos = [Slbn::PROTO, Bfyz::PROTO, Erica::PROTO, Cobb::PROTO];
+        let f =
+            FeedbackPacket { rate: 2.5e7, rtt_us: 41_000, sent_at: Time(123_456_789), echoed: true, data_bits: 1.2e6 };
+        assert_eq!(round_trip::<Rcp>(f, Direction::Upstream), f);
+        let down = FeedbackPacket { echoed: false, ..f };
+        assert_eq!(round_trip::<PiqiRcp>(down, Direction::Downstream), down);
+        let protos = [Slbn::PROTO, Bfyz::PROTO, Erica::PROTO, Cobb::PROTO, Rcp::PROTO, PiqiRcp::PROTO];
         for (i, p) in protos.iter().enumerate() {
             assert!(protos[i + 1..].iter().all(|q| q != p), "proto {p} repeated");
         }

@@ -50,6 +50,7 @@ impl Simulation {
             seq: 0,
             sending: true,
             wake_at: None,
+            last_delivery: Time::NEVER,
         };
         self.groups[spec.group as usize].join(spec.local, now, spec.demand);
         self.after_source(f);

@@ -1,0 +1,122 @@
+"""Seed 004's session experiments on the packet engine.
+
+A ``Setup``'s protocol becomes a ``[sessions]`` scenario (docs/scenario-format.md): the same
+generated network and sessions as the session driver's, every data and control packet
+simulated through FIFO queues. The run's ``session_samples`` table is turned into the measures
+the reports share with the session driver (``slbn_common._measure``), under the driver's column
+names, so that one report can put both side by side. What differs in meaning:
+
+- E_s: the session driver compares the *assigned* rate with the oracle's; here the rate is the
+  data *delivered* to the destination over the sample interval, over the data share (what the
+  paper's "rate assignment" becomes once the data must cross the queues);
+- E_e: the driver sums the assigned rates crossing a bottleneck; here it is the bits the link
+  sent (data and control) over the interval against its capacity;
+- completion: the last byte *delivered* here, the last bit *sent* in the driver.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import tomli_w
+
+from ..results import RunResult
+
+
+@dataclass
+class PacketSessionResult:
+    """One protocol's packet-level run, with the session driver's measures' inputs."""
+
+    scenario: dict[str, Any]
+    stats: dict[str, Any]
+    samples: Any  # polars.DataFrame, the session driver's sample columns
+    completions: Any  # polars.DataFrame: session, size_bits, start_s, finish_s
+    run: RunResult
+
+    def save(self, out_dir: str | Path) -> Path:
+        """The run's directory: run.json, the tables, session_samples/session_rates."""
+        out = Path(out_dir)
+        self.run.save(out)
+        return out
+
+
+def scenario(experiment: dict[str, Any], name: str, packet_bytes: int) -> dict[str, Any]:
+    """The ``[sessions]`` scenario of a session-driver experiment dict (same seed, network,
+    workload, duration and sample interval)."""
+    params = experiment.get("protocol_params") or {}
+    protocol: Any = {"kind": experiment["protocol"], **params} if params else experiment["protocol"]
+    sessions: dict[str, Any] = {
+        "protocol": protocol,
+        "packet_size": f"{packet_bytes}B",
+        "topology": experiment["topology"],
+        "workload": experiment["workload"],
+        "sample_interval": f"{experiment['sample_interval_s'] * 1e3:g}ms",
+    }
+    return {
+        "name": name,
+        "duration": f"{experiment['duration_s']:g}s",
+        "seed": int(experiment.get("seed", 0)),
+        "sessions": sessions,
+    }
+
+
+def run_packets(experiment: dict[str, Any], name: str, packet_bytes: int) -> PacketSessionResult:
+    """Runs one protocol of a session experiment on the packet engine, in a child process whose
+    heap gets transparent huge pages (as ``xcc bench`` gives scale runs: the Large network's
+    working set is gigabytes, and 4 KiB pages cost a TLB miss per packet-hop;
+    docs/performance.md). The results are the same bytes either way."""
+    sc = scenario(experiment, name, packet_bytes)
+    with tempfile.TemporaryDirectory(prefix="xcc-slbn-") as tmp:
+        path = Path(tmp) / f"{name}.toml"
+        path.write_text(tomli_w.dumps(sc), encoding="utf-8")
+        out = Path(tmp) / "run"
+        cmd = [sys.executable, "-m", "xcclab.cli", "run", str(path), "--out", str(out)]
+        child = subprocess.run(
+            [*cmd, "--no-series"], capture_output=True, text=True, env=_huge_pages_env()
+        )
+        if child.returncode != 0:
+            raise RuntimeError(f"{name}: packet-engine run failed: {child.stderr.strip()}")
+        r = RunResult.load(out)
+    return from_run(r, sc, float(r.timing.get("wall_seconds", 0.0)))
+
+
+def load(run_dir: str | Path) -> PacketSessionResult:
+    """A packet-level run saved by :meth:`PacketSessionResult.save` (its wall time is the
+    simulation's own, from timing.json)."""
+    r = RunResult.load(run_dir)
+    return from_run(r, r.run_info.get("scenario", {}), float(r.timing.get("wall_seconds", 0.0)))
+
+
+def from_run(r: RunResult, sc: dict[str, Any], wall: float) -> PacketSessionResult:
+    """The report's inputs from a ``[sessions]`` run with a sample interval."""
+    samples = r.tables["session_samples"].with_columns(
+        (pl.col("max_queue_bytes").cast(pl.Float64) * 8.0).alias("max_queue_bits")
+    )
+    flows = r.flows
+    done = flows.filter(pl.col("size_bytes").is_not_null() & pl.col("fct_s").is_not_null())
+    completions = done.select(
+        pl.col("flow_id").cast(pl.UInt32).alias("session"),
+        (pl.col("size_bytes").cast(pl.Float64) * 8.0).alias("size_bits"),
+        pl.col("start_s"),
+        (pl.col("start_s") + pl.col("fct_s")).alias("finish_s"),
+    )
+    stats = {
+        "engine": "packets",
+        "sessions": int(flows.height),
+        "data_bytes_delivered": int(flows["bytes_delivered"].sum()),
+        "packets_transmitted": int(r.links["packets_out"].sum()),
+        "drops": int(r.links["drops"].sum()),
+        "wall_seconds": wall,
+    }
+    return PacketSessionResult(sc, stats, samples, completions, r)
+
+
+def _huge_pages_env() -> dict[str, str]:
+    return {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
