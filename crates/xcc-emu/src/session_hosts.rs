@@ -321,8 +321,10 @@ pub fn run(
             if s.sending && s.data_bps > 0 {
                 wake = wake.min(s.next_send);
             }
-            if let Some(w) = g.next_wakeup(s.setup.local) {
-                wake = wake.min(w.max(t));
+            // Its control packets due now were just sent: a wake-up at or before now has
+            // nothing left to do (the simulator schedules only later ones).
+            if let Some(w) = g.next_wakeup(s.setup.local).filter(|&w| w > t) {
+                wake = wake.min(w);
             }
             if let Some(st) = s.setup.stop.filter(|_| s.sending) {
                 wake = wake.min(st);
