@@ -293,3 +293,60 @@ impl SessionRouter {
         Ok(tags)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    /// Link tasks that only record their timer calls: (tick time, link, load).
+    struct Recorder(Arc<Mutex<Vec<(Time, u32, LinkLoad)>>>);
+
+    impl LinkTasks for Recorder {
+        fn proto(&self) -> u8 {
+            9
+        }
+        fn decode(&mut self, _: &SessionHeader, _: &[u8]) -> Result<(u32, u32), WireError> {
+            Err(WireError::Malformed)
+        }
+        fn on_link(&mut self, _: f64, _: Time, _: Hop, _: u32) -> Forward {
+            Forward::Pass
+        }
+        fn encode(&mut self, _: u32, _: &mut [u8]) {}
+        fn discard(&mut self, _: u32) {}
+        fn tick_interval(&self) -> Option<Dur> {
+            Some(Dur::from_ms(5))
+        }
+        fn on_tick(&mut self, now: Time, load: &mut dyn FnMut(u32) -> LinkLoad) {
+            for l in 0..2 {
+                self.0.lock().unwrap().push((now, l, load(l)));
+            }
+        }
+        fn in_flight(&self) -> u64 {
+            0
+        }
+        fn check(&self) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    /// The timers of a group with a 5 ms period, run at 12 ms: ticks at 5 and 10 ms, each at
+    /// its own instant, each link's input rate from the bytes offered since the previous tick
+    /// (link 0 takes 1000 B per ms = 8 Mbit/s, link 1 nothing) and its backlog at the tick;
+    /// the next tick is at 15 ms.
+    #[test]
+    fn link_timers_get_the_load_measured_since_their_last_tick() {
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let mut sr = SessionRouter::new(vec![Box::new(Recorder(calls.clone()))], 2);
+        assert_eq!(sr.next_tick(), Time::from_ns(5_000_000));
+        let mut measure = |l: u32, t: Time| if l == 0 { (t.as_ns() / 1000, 3000) } else { (0, 0) };
+        sr.run_ticks(Time::from_ns(12_000_000), &mut measure);
+        let calls = calls.lock().unwrap();
+        let five = Dur::from_ms(5);
+        let at = |ms: u64| Time::from_ns(ms * 1_000_000);
+        let busy = LinkLoad { input_rate: 8e6, queue_bits: 24_000.0, interval: five };
+        let idle = LinkLoad { input_rate: 0.0, queue_bits: 0.0, interval: five };
+        assert_eq!(*calls, vec![(at(5), 0, busy), (at(5), 1, idle), (at(10), 0, busy), (at(10), 1, idle)]);
+        assert_eq!(sr.next_tick(), at(15));
+    }
+}
