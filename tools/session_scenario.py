@@ -25,7 +25,7 @@ HOST_BPS = 1_000_000_000
 
 
 def _rate(bps: int) -> str:
-    return f"{bps // 1_000_000}Mbps"
+    return f"{bps // 1_000_000}Mbps" if bps % 1_000_000 == 0 else f"{bps}bps"
 
 
 def generate(
@@ -38,9 +38,14 @@ def generate(
     sessions: int = 50,
     duration_s: int = 10,
     packet_bytes: int = 1500,
+    rate_scale: float = 1.0,
 ) -> str:
-    """The scenario's TOML text."""
+    """The scenario's TOML text; ``rate_scale`` multiplies the routers' link rates (not the
+    hosts'), for a lighter load on the emulator."""
     rng = random.Random(seed)
+    transit_bps, transit_stub_bps, stub_bps = (
+        round(b * rate_scale) for b in (TRANSIT_BPS, TRANSIT_STUB_BPS, STUB_BPS)
+    )
     routers: list[str] = []
     links: list[tuple[str, str, int, int]] = []  # (a, b, rate bit/s, delay µs)
 
@@ -55,20 +60,20 @@ def generate(
         for i, a in enumerate(dom):
             b = dom[(i + 1) % len(dom)]
             if len(dom) > 2 or i == 0:
-                links.append((a, b, TRANSIT_BPS, rng.randint(5_000, 10_000)))
+                links.append((a, b, transit_bps, rng.randint(5_000, 10_000)))
         transit.append(dom)
     # Domains in a chain, each joined to the next by one link between random transit routers.
     for d0, d1 in zip(transit, transit[1:]):
-        links.append((rng.choice(d0), rng.choice(d1), TRANSIT_BPS, rng.randint(5_000, 10_000)))
+        links.append((rng.choice(d0), rng.choice(d1), transit_bps, rng.randint(5_000, 10_000)))
     stub_routers: list[str] = []
     for dom in transit:
         for t in dom:
             for _ in range(stubs_per_transit):
                 stub = [router() for _ in range(routers_per_stub)]
                 # The stub's first router is its gateway; the others hang off it in a line.
-                links.append((t, stub[0], TRANSIT_STUB_BPS, rng.randint(2_000, 5_000)))
+                links.append((t, stub[0], transit_stub_bps, rng.randint(2_000, 5_000)))
                 for a, b in zip(stub, stub[1:]):
-                    links.append((a, b, STUB_BPS, rng.randint(1_000, 2_000)))
+                    links.append((a, b, stub_bps, rng.randint(1_000, 2_000)))
                 stub_routers.extend(stub)
     hosts = [f"h{i}" for i in range(len(stub_routers))]
     for h, r in zip(hosts, stub_routers):
@@ -86,7 +91,7 @@ def generate(
         f"{transit_routers} routers, {stubs_per_transit} stubs of {routers_per_stub} routers per "
         f"transit router), a host on every stub router and {sessions} greedy {protocol.upper()} "
         "sessions between random hosts, starting in the first second. Links: transit "
-        f"{_rate(TRANSIT_BPS)}, transit-stub {_rate(TRANSIT_STUB_BPS)}, stub {_rate(STUB_BPS)}, "
+        f"{_rate(transit_bps)}, transit-stub {_rate(transit_stub_bps)}, stub {_rate(stub_bps)}, "
         f"hosts {_rate(HOST_BPS)}; unlimited DropTail queues (seed 004)."
     )
     out = [f"# {line}" for line in textwrap.wrap(head, 94)]
@@ -135,8 +140,12 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=4)
     p.add_argument("--sessions", type=int, default=50)
     p.add_argument("--duration", type=int, default=10, help="seconds")
+    p.add_argument("--rate-scale", type=float, default=1.0, help="multiplies the routers' links")
     a = p.parse_args()
-    print(generate(a.protocol, seed=a.seed, sessions=a.sessions, duration_s=a.duration), end="")
+    text = generate(
+        a.protocol, seed=a.seed, sessions=a.sessions, duration_s=a.duration, rate_scale=a.rate_scale
+    )
+    print(text, end="")
 
 
 if __name__ == "__main__":

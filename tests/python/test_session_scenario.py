@@ -51,6 +51,21 @@ def test_generator_is_deterministic_and_seeded():
     assert g.generate("slbn", seed=5) != g.generate("slbn")
 
 
+def test_rate_scale_lightens_the_routers_links_only(tmp_path):
+    g = _generator()
+    full, half = tmp_path / "full.toml", tmp_path / "half.toml"
+    full.write_text(g.generate("slbn"), encoding="utf-8")
+    half.write_text(g.generate("slbn", rate_scale=0.5), encoding="utf-8")
+    a, b = validate(full), validate(half)
+    assert [(x["from"], x["to"], x["delay_ns"]) for x in a["links"]] == [
+        (x["from"], x["to"], x["delay_ns"]) for x in b["links"]
+    ]
+    hosts = {i for i, n in enumerate(a["nodes"]) if n["kind"] == "host"}
+    for x, y in zip(a["links"], b["links"]):
+        host_link = x["from"] in hosts or x["to"] in hosts
+        assert y["rate_bps"] == (x["rate_bps"] if host_link else x["rate_bps"] // 2)
+
+
 def test_emulator_preflight_takes_them_and_refuses_oversized_session_packets(tmp_path):
     from xcclab import emu
 
