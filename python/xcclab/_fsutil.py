@@ -66,10 +66,13 @@ def atomic_dir(target: str | os.PathLike[str]) -> Iterator[Path]:
             _PENDING.pop(tmp, None)
         _replace_dir(tmp, target)
     except BaseException:
-        with _PENDING_LOCK:
-            _PENDING.pop(tmp, None)
+        # Cleaned before it is unregistered: a signal's clean-up in the main thread
+        # (discard_pending, then exit) either still sees it or finds it already gone, never
+        # unregistered with its empty parents left.
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_empty(made)
+        with _PENDING_LOCK:
+            _PENDING.pop(tmp, None)
         raise
 
 

@@ -94,7 +94,15 @@ def preflight(scenario: ScenarioLike, *, stack: str = "udp") -> None:
     why = check(scenario, stack=stack)
     if why is None:
         return
-    if "transport." in why or "not emulated" in why:
+    # The scenario's fault (a value to change), not the machine's: the messages say which.
+    scenario_faults = (
+        "transport.",
+        "not emulated",
+        "packet_bytes =",
+        "[sessions] workload",
+        "session protocols",
+    )
+    if any(f in why for f in scenario_faults):
         raise ScenarioError(why)
     raise RuntimeError(f"cannot emulate on this machine: {why}")
 
@@ -226,6 +234,9 @@ def emulate(
 LATENESS_P99_LIMIT_US = 1000
 HOST_STALL_LIMIT_US = 10_000
 ROUTER_STALL_LIMIT_US = 10_000
+# A session source that lost this much sending time to late wake-ups is 0.1 % short over a
+# 10 s run, the run-to-run spread of a quiet machine (docs/reproduction/slbn-emu/report.md).
+SESSION_PACING_LOST_LIMIT_US = 10_000
 # A real-time thread that runs more than 95 % of a second is stopped for the rest of it
 # (sched_rt_runtime_us): past 90 % the router is one busy moment from a 50 ms stall.
 ROUTER_CPU_SHARE_LIMIT = 0.9
@@ -269,5 +280,18 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
         out.append(
             f"the router used {100 * share:.0f} % of its CPU, near the kernel's 95 % limit "
             "for real-time threads (beyond it the router stops for the rest of the second)"
+        )
+    # Seed 004's sessions (session_hosts.rs): a source that wakes more than its 1 ms catch-up
+    # late sends that much less (docs/reproduction/slbn-emu/report.md).
+    if stats.get("session_hosts_realtime") is False:
+        out.append(
+            "the hosts' session driver ran without real-time priority (SCHED_FIFO refused: "
+            "needs CAP_SYS_NICE), so other work on the machine could delay it"
+        )
+    lost = stats.get("session_pacing_lost_max_us")
+    if lost is not None and lost > SESSION_PACING_LOST_LIMIT_US:
+        out.append(
+            f"a session's source lost {lost / 1000:.1f} ms of sending to late wake-ups (its "
+            "delivered rate is lower by that share of the run: a stall)"
         )
     return out

@@ -311,6 +311,13 @@ def test_fidelity_warnings_name_what_made_a_run_less_faithful():
     lifted = fidelity_warnings({**noisy, "rt_throttling_lifted": True})
     assert len(lifted) == 6 and not any("95 % limit" in x for x in lifted), lifted
     assert "52.3 ms late (a stall: no CPU)" in lifted[5]
+    # Seed 004's sessions: a source that lost sending time, a driver without priority.
+    sessions = {**quiet, "session_hosts_realtime": True, "session_pacing_lost_max_us": 9_000}
+    assert fidelity_warnings(sessions) == []
+    w = fidelity_warnings({**sessions, "session_pacing_lost_max_us": 390_110})
+    assert len(w) == 1 and "lost 390.1 ms of sending" in w[0], w
+    w = fidelity_warnings({**sessions, "session_hosts_realtime": False})
+    assert len(w) == 1 and "session driver ran without real-time priority" in w[0], w
 
 
 # Every link's utilisation, reverse links too, within 2 % (issue 19): the UDP transport's

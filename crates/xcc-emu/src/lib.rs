@@ -18,6 +18,8 @@
 //! - [`cli`]: the `xcc-emu` command line (also `python -m xcclab._router`).
 //! - [`plan`]: a resolved scenario turned into namespaces, ports, links and routes.
 //! - [`apps`]: traffic written in the project (TCP bulk, UDP echo).
+//! - [`session_router`]: seed 004's session protocols' link tasks on their control packets;
+//!   [`session_hosts`]: the sessions' sources and destinations.
 //! - [`udp_transport`]: xcclab's transport over UDP on real sockets; [`send_batch`]: its
 //!   datagrams due together sent with one system call.
 //! - [`sys`]: the system calls.
@@ -39,6 +41,8 @@ pub mod preflight;
 pub mod router;
 pub mod runner;
 pub mod send_batch;
+pub mod session_hosts;
+pub mod session_router;
 pub mod sys;
 pub mod sysctl_lift;
 pub mod udp_transport;

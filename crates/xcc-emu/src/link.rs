@@ -31,6 +31,9 @@ pub struct InFlight {
     pub hop: u32,
     /// When the packet entered the router (real time), for delay statistics.
     pub entered: Time,
+    /// A session control packet's tag in the router's [`crate::session_router::SessionRouter`]
+    /// (0: not one).
+    pub ctrl: u32,
 }
 
 impl AsRef<Packet> for InFlight {
@@ -141,6 +144,7 @@ mod tests {
             route: 0,
             hop: 0,
             entered: Time::ZERO,
+            ctrl: 0,
         }
     }
 

@@ -6,6 +6,7 @@
 use xcc_build::capture::node_address;
 use xcc_build::construct::link_algorithm;
 use xcc_build::scenario::model::{Cc, FlowKind, NodeKind, Scenario};
+use xcc_build::session::Protocol;
 use xcc_build::topology::Topology;
 use xcc_core::rng::{component_rng, kind};
 
@@ -14,6 +15,7 @@ use crate::fabric::{Fabric, Port};
 use crate::link::EmuLink;
 use crate::netns::{netns_path, HostNs, TUN_DEV};
 use crate::router::Attachment;
+use crate::session_router::{link_tasks, SessionRouter};
 
 /// Everything needed to bring a scenario up.
 pub struct Plan {
@@ -71,7 +73,13 @@ impl Plan {
             .zip(&hosts)
             .map(|(&n, h)| Port { name: s.nodes[n as usize].name.clone(), addr: h.addr })
             .collect();
-        Plan { host_nodes, hosts, fabric: Fabric::new(ports, links, routes, Carriers::standard()) }
+        let mut fabric = Fabric::new(ports, links, routes, Carriers::standard());
+        let ids = SessionIds::of(s);
+        if !ids.protocols.is_empty() {
+            let groups = ids.protocols.iter().map(|p| link_tasks(p, s.links.len())).collect();
+            fabric.enable_sessions(SessionRouter::new(groups, s.links.len()));
+        }
+        Plan { host_nodes, hosts, fabric }
     }
 
     pub fn attachments(&self) -> Vec<Attachment> {
@@ -89,5 +97,39 @@ pub fn flow_cc(kind: &FlowKind) -> Option<&Cc> {
     match kind {
         FlowKind::Bulk { cc, .. } => Some(cc),
         FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
+    }
+}
+
+/// The session flows' protocols and numbering, the simulator's (`xcc-sim/src/sim.rs`): one
+/// group per protocol name in order of first use, with that first flow's parameters; sessions
+/// numbered densely within their group in flow order (the id the link tasks key on).
+pub struct SessionIds {
+    pub protocols: Vec<Protocol>,
+    /// Per flow: its group and number, `None` for flows that are not sessions.
+    pub of_flow: Vec<Option<(usize, u32)>>,
+    /// Sessions per group.
+    pub counts: Vec<u32>,
+}
+
+impl SessionIds {
+    pub fn of(s: &Scenario) -> SessionIds {
+        let mut ids = SessionIds { protocols: Vec::new(), of_flow: Vec::new(), counts: Vec::new() };
+        for f in &s.flows {
+            let FlowKind::Session { protocol, .. } = f.kind else {
+                ids.of_flow.push(None);
+                continue;
+            };
+            let g = match ids.protocols.iter().position(|p| p.name() == protocol.name()) {
+                Some(g) => g,
+                None => {
+                    ids.protocols.push(protocol);
+                    ids.counts.push(0);
+                    ids.protocols.len() - 1
+                }
+            };
+            ids.of_flow.push(Some((g, ids.counts[g])));
+            ids.counts[g] += 1;
+        }
+        ids
     }
 }

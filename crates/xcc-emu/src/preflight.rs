@@ -55,19 +55,13 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
     if !s.arrivals.is_empty() {
         return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
     }
+    check_sessions(s)?;
     let mut users: Vec<(String, &Cc, &Transport)> = Vec::new();
     for f in &s.flows {
         if f.route.is_some() {
             return Err(io::Error::other(format!(
                 "xcc emu: flow {}: explicit routes are not emulated (the router routes by destination, shortest path)",
                 f.name
-            )));
-        }
-        if let FlowKind::Session { protocol, .. } = &f.kind {
-            return Err(io::Error::other(format!(
-                "xcc emu: flow {}: session flows (protocol {}) run in the simulator only so far",
-                f.name,
-                protocol.name()
             )));
         }
         if let FlowKind::Bulk { cc, transport, .. } = &f.kind {
@@ -115,6 +109,42 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
     Ok(header.unwrap_or(SIM_HEADER_BYTES))
 }
 
+/// Session flows the emulator can carry: explicit `[[flow]]`s (a `[sessions]` workload is
+/// generated inside the simulator), data packets that hold the session framing and fit the
+/// MTU, and paths SLBN's hop set can name.
+pub fn check_sessions(s: &Scenario) -> io::Result<()> {
+    let invalid = |m: String| io::Error::new(io::ErrorKind::InvalidInput, m);
+    if s.sessions.is_some() {
+        return Err(invalid(
+            "xcc emu: a [sessions] workload is generated inside the simulator; write its sessions as \
+             [[flow]] kind = \"session\" entries (tools/session_scenario.py writes such a scenario)"
+                .into(),
+        ));
+    }
+    let mut topo = xcc_build::topology::Topology::new(s);
+    let link_from: Vec<u32> = s.links.iter().map(|l| l.from).collect();
+    let min = crate::session_hosts::MIN_PACKET_BYTES;
+    for f in &s.flows {
+        let FlowKind::Session { packet_bytes, .. } = f.kind else { continue };
+        if !(min..=MTU).contains(&packet_bytes) {
+            return Err(invalid(format!(
+                "flow {}: packet_bytes = {packet_bytes} B: a session's data packet on real packets holds IPv4 20 + \
+                 UDP 8 + session framing 8 and fits the {MTU}-byte MTU: expected {min} to {MTU} B",
+                f.name
+            )));
+        }
+        let hops = topo.shortest(f.src, f.dst, |l| link_from[l as usize]).map_or(0, |r| r.len());
+        if hops > xcc_core::session::slbn::HopSet::MAX_HOPS {
+            return Err(invalid(format!(
+                "flow {}: the route has {hops} links; session protocols handle at most {}",
+                f.name,
+                xcc_core::session::slbn::HopSet::MAX_HOPS
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +169,55 @@ mod tests {
         assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1422)), 1500);
         assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1460)), 1538);
         assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 1500);
+    }
+
+    /// Session flows: a packet too large for the MTU or too small for the framing, and a
+    /// `[sessions]` workload, are refused naming the flow, the value and what is expected.
+    #[test]
+    fn session_flows_that_cannot_travel_are_refused() {
+        let text = |size: &str| {
+            format!(
+                r#"
+name = "t"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "1ms"
+buffer = "unlimited"
+[[flow]]
+name = "s"
+kind = "session"
+src = "a"
+dst = "b"
+protocol = "slbn"
+packet_size = "{size}"
+"#
+            )
+        };
+        let check = |size: &str| {
+            let s = xcc_build::resolve(&text(size), "t.toml", xcc_build::Format::Toml).unwrap();
+            check_sessions(&s).map_err(|e| e.to_string())
+        };
+        assert_eq!(check("1500B"), Ok(()));
+        assert_eq!(check("36B"), Ok(()));
+        let e = check("2000B").unwrap_err();
+        assert!(e.contains("flow s: packet_bytes = 2000 B") && e.contains("expected 36 to 1500 B"), "{e}");
+        assert!(check("35B").unwrap_err().contains("packet_bytes = 35 B"));
+        let workload = r#"
+name = "w"
+duration = "1s"
+[sessions]
+protocol = "slbn"
+topology = "medium"
+workload = { arrivals = [{ count = 10, from_s = 0.0, to_s = 1.0 }] }
+"#;
+        let s = xcc_build::resolve(workload, "w.toml", xcc_build::Format::Toml).unwrap();
+        let e = check_sessions(&s).unwrap_err().to_string();
+        assert!(e.contains("[sessions] workload") && e.contains("tools/session_scenario.py"), "{e}");
     }
 }

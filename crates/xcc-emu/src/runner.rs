@@ -23,6 +23,7 @@ use crate::fabric::FabricStats;
 use crate::netns::{self, DevCounters, Topology};
 use crate::plan::Plan;
 use crate::router::{Router, STOP};
+use crate::session_hosts;
 use crate::sys;
 use crate::udp_transport::{self, FlowSetup};
 
@@ -279,6 +280,37 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     }
     // Fine samples, so that each metrics interval's end falls within 10 ms of one.
     let sample = Dur(10_000_000);
+    // Seed 004's sessions: their sources and destinations in a thread of their own.
+    let ids = crate::plan::SessionIds::of(s);
+    let mut session_setups = Vec::new();
+    for (i, f) in s.flows.iter().enumerate() {
+        let (FlowKind::Session { size_bytes, demand_bps, packet_bytes, .. }, Some((group, local))) =
+            (f.kind, ids.of_flow[i])
+        else {
+            continue;
+        };
+        let (a, b) = flow_ports[i];
+        session_setups.push(session_hosts::SessionSetup {
+            flow: i,
+            group,
+            local,
+            src_netns: hosts[a].path(),
+            dst_netns: hosts[b].path(),
+            src_addr: hosts[a].addr,
+            dst_addr: hosts[b].addr,
+            demand: demand_bps.map_or(f64::INFINITY, |d| d as f64),
+            packet_bytes,
+            size_bytes,
+            start: Time(f.start_ns),
+            stop: f.stop_ns.map(Time),
+        });
+    }
+    let session_thread = (!session_setups.is_empty()).then(|| {
+        let groups =
+            ids.protocols.iter().zip(&ids.counts).map(|(p, &n)| session_hosts::source_group(p, n as usize)).collect();
+        let until = Time(s.duration_ns);
+        thread::spawn(move || session_hosts::run(session_setups, groups, zero_ns, until, sample))
+    });
     let no_udp_flows = udp_setups.is_empty();
     let udp = if no_udp_flows {
         // Wait for the end of the run, or Ctrl-C.
@@ -330,6 +362,28 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         o.samples = r.samples.iter().map(|&(t, b, _, srtt)| (t.as_secs_f64(), b, srtt as f64 * 1e-9)).collect();
         o.srtt_s = o.samples.last().map_or(f64::NAN, |x| x.2);
         o.min_rtt_s = f64::NAN;
+    }
+    let mut sessions_run = None;
+    if let Some(h) = session_thread {
+        match h.join().map_err(|_| io::Error::other("session thread panicked"))? {
+            Ok(run) => {
+                for r in &run.sessions {
+                    let o = &mut outs[r.flow];
+                    o.bytes_sent = r.bytes_sent;
+                    o.bytes_delivered = r.bytes_delivered;
+                    let start = s.flows[r.flow].start_ns;
+                    o.fct_s = r.completed_at.map_or(f64::NAN, |t| t.as_ns().saturating_sub(start) as f64 * 1e-9);
+                    o.samples = r.samples.iter().map(|&(t, b)| (t.as_secs_f64(), b, f64::NAN)).collect();
+                    o.min_rtt_s = f64::NAN;
+                    o.srtt_s = f64::NAN;
+                }
+                send_failures += run.send_failures;
+                sessions_run = Some(run);
+            }
+            Err(e) => {
+                first_err.get_or_insert(io::Error::new(e.kind(), format!("sessions: {e}")));
+            }
+        }
     }
     let had_tcp = !tcp_threads.is_empty();
     for (i, start_ns, sink, sender) in tcp_threads {
@@ -459,6 +513,23 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     json["stats"]["keep_awake"] = json!(keep_awake_method);
     json["stats"]["rt_throttling_lifted"] = json!(rt_throttling.lifted());
     json["stats"]["receive_backlog_raised"] = json!(backlog.lifted());
+    if let (Some(sr), Some(run)) = (router.fabric.sessions.as_ref(), sessions_run.as_ref()) {
+        // Seed 004's sessions: control packets through the link tasks, and the hosts' side.
+        let held = sr.check().map_err(io::Error::other)?;
+        json["stats"]["session_control_read"] = json!(sr.stats.control_read);
+        json["stats"]["session_control_absorbed"] = json!(sr.stats.control_absorbed);
+        json["stats"]["session_control_in_router_at_end"] = json!(held);
+        json["stats"]["session_data_read"] = json!(sr.stats.data_read);
+        json["stats"]["session_malformed"] = json!(sr.stats.malformed);
+        json["stats"]["session_control_sent"] = json!(run.sessions.iter().map(|r| r.control_sent).sum::<u64>());
+        json["stats"]["session_control_back"] = json!(run.sessions.iter().map(|r| r.control_back).sum::<u64>());
+        json["stats"]["session_unreadable"] = json!(run.unreadable);
+        json["stats"]["session_wake_late_max_us"] = json!(run.wake_late_max_ns / 1000);
+        let lost = run.sessions.iter().map(|r| r.pacing_lost_ns);
+        json["stats"]["session_pacing_lost_max_us"] = json!(lost.clone().max().unwrap_or(0) / 1000);
+        json["stats"]["session_pacing_lost_total_us"] = json!(lost.sum::<u64>() / 1000);
+        json["stats"]["session_hosts_realtime"] = json!(run.realtime);
+    }
     Ok(EmuOutput { json, router: router.fabric.stats.clone(), kernel })
 }
 
@@ -480,7 +551,6 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
         let (cc, size) = match f.kind {
             FlowKind::Bulk { cc, size_bytes, .. } => (cc.name(), size_bytes.map_or(-1, |n| n as i64)),
             FlowKind::Cbr { .. } => ("none", -1),
-            // Refused by the preflight; kept apart should that change.
             FlowKind::Session { protocol, size_bytes, .. } => (protocol.name(), size_bytes.map_or(-1, |n| n as i64)),
         };
         let start = f.start_ns as f64 * 1e-9;
@@ -489,7 +559,12 @@ fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns: &[
         let nan = |x: f64| if x.is_finite() { json!(x) } else { json!(f64::NAN) };
         push(&mut flows, "flow_id", json!(i));
         push(&mut flows, "name", json!(f.name));
-        push(&mut flows, "kind", json!(if matches!(f.kind, FlowKind::Cbr { .. }) { "cbr" } else { "bulk" }));
+        let kind = match f.kind {
+            FlowKind::Cbr { .. } => "cbr",
+            FlowKind::Session { .. } => "session",
+            FlowKind::Bulk { .. } => "bulk",
+        };
+        push(&mut flows, "kind", json!(kind));
         push(&mut flows, "src", json!(node(f.src)));
         push(&mut flows, "dst", json!(node(f.dst)));
         push(&mut flows, "cc", json!(cc));

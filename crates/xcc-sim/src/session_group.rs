@@ -11,6 +11,7 @@
 use xcc_build::session::Protocol;
 use xcc_core::session::bfyz::Bfyz;
 use xcc_core::session::cobb::Cobb;
+use xcc_core::session::data_share::DataShare;
 use xcc_core::session::erica::Erica;
 use xcc_core::session::piqi_rcp::PiqiRcp;
 use xcc_core::session::rcp::Rcp;
@@ -50,54 +51,6 @@ pub trait SessionGroup {
     fn in_flight(&self) -> u64;
     /// The link tasks' own invariants.
     fn check(&self) -> Result<(), String>;
-}
-
-/// The simulator's side of a protocol: the share of a session's rate left for data.
-pub trait PacketProtocol: SessionProtocol {
-    fn data_share(params: &Self::Params) -> f64;
-}
-
-/// Control packets share the session's rate within `fraction` of it (seed 004, Section II);
-/// data gets the rest.
-fn after_budget(fraction: f64) -> f64 {
-    1.0 - fraction.clamp(0.0, 1.0)
-}
-
-impl PacketProtocol for Slbn {
-    fn data_share(p: &Self::Params) -> f64 {
-        after_budget(p.budget.fraction)
-    }
-}
-impl PacketProtocol for Bfyz {
-    fn data_share(p: &Self::Params) -> f64 {
-        after_budget(p.budget.fraction)
-    }
-}
-impl PacketProtocol for Erica {
-    fn data_share(p: &Self::Params) -> f64 {
-        after_budget(p.budget.fraction)
-    }
-}
-impl PacketProtocol for Cobb {
-    /// COBB sends one packet per period whatever the rate: the paper's ~1 % for data's sake.
-    fn data_share(_: &Self::Params) -> f64 {
-        0.99
-    }
-}
-
-/// RCP and PIQI-RCP in seed 004's session form: one 40 B feedback packet per round trip,
-/// far under the paper's ~1 % control budget; data gets the same 99 % of the assigned rate as
-/// every other protocol here (and as the session driver's `data_share`), so no protocol is
-/// compared at a different load.
-impl PacketProtocol for Rcp {
-    fn data_share(_: &Self::Params) -> f64 {
-        0.99
-    }
-}
-impl PacketProtocol for PiqiRcp {
-    fn data_share(_: &Self::Params) -> f64 {
-        0.99
-    }
 }
 
 /// The group of a scenario's `protocol` for `sessions` sessions on `links` links.
@@ -155,7 +108,7 @@ impl<P: SessionProtocol> Group<P> {
     }
 }
 
-impl<P: PacketProtocol> SessionGroup for Group<P> {
+impl<P: DataShare> SessionGroup for Group<P> {
     fn join(&mut self, s: u32, now: Time, demand: f64) {
         let mut src = P::new_source(&self.params, s);
         src.join(now, demand);

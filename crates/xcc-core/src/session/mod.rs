@@ -17,6 +17,7 @@
 //! A driver (the session simulator in `xcc-sim`) owns the clock, the queues and the routes.
 
 pub mod budget;
+pub mod data_share;
 pub mod slbn;
 // Seed 004's comparison algorithms and the per-session table ERICA and BFYZ keep at links.
 pub mod bfyz;

@@ -14,6 +14,7 @@ pub mod maxnet;
 pub mod piqi_rcp;
 pub mod rcp;
 pub mod segment;
+pub mod session;
 pub mod tcp_option;
 pub mod xcp;
 
