@@ -530,13 +530,17 @@ def _report(
         chosen = [p for p in pending if p not in (unavailable or []) and p not in over_budget]
         lines += ["## Pending protocols", ""]
         for p, why in over_budget.items():
+            budget = (
+                f" (`slbn_packets.py`: every run's budget is {P.MEMORY_BUDGET_BYTES / 2**30:g} GiB "
+                f"and {P.TIME_BUDGET_S / 60:g} minutes unless set otherwise). Its rates far above "
+                "the fair share fill the unlimited queues with packets faster than they drain"
+                if why.startswith("stopped")
+                else ""
+            )
             lines += [
-                f"Not run to the end on the packet engine: {LABEL[p]}, {why} "
-                f"(`slbn_packets.py`: every run's budget is {P.MEMORY_BUDGET_BYTES / 2**30:g} GiB "
-                f"and {P.TIME_BUDGET_S / 60:g} minutes). Its rates far above the fair share fill "
-                "the unlimited queues with packets faster than they drain; its numbers below are "
-                "the session driver's only (table beside the packet engine), and no claim is "
-                "judged on them.",
+                f"Not run to the end on the packet engine: {LABEL[p]}, {why}{budget}. Its "
+                "numbers are the session driver's only (table beside the packet engine), and no "
+                "claim is judged on them.",
                 "",
             ]
         if missing:
