@@ -514,8 +514,11 @@ def _report(
             "- Measured on packets: E_s from the data each session *delivered* over the last "
             f"{setup.sample_interval_s * 1e3:g} ms (over the 99 % data share) against the "
             "oracle's rate at the sample; E_e from the bits each oracle bottleneck *sent* over "
-            "the same window (data and control) against its capacity; the largest queue of any "
-            "link in each interval; completion at the last byte *delivered*. The session "
+            "the same window (data and control) against its capacity, so it cannot exceed 0 by "
+            "more than a packet's worth (a link sends at most its capacity): where the assigned "
+            "rates overshoot a link, the packets wait, and the overshoot shows as queue; the "
+            "largest queue of any link in each interval; completion at the last byte "
+            "*delivered*. The session "
             "driver's E_s and E_e use the *assigned* rates and its completion the last bit "
             '*sent* (docs/decisions.md, "Session experiments").'
             if setup.engine == "packets"
