@@ -81,9 +81,15 @@ def claims(metrics: dict) -> list[Claim]:
         )
     obs = ", ".join(
         f"{k}: largest 90th percentile of E_e {v['ee_p90_max']:.1f} %, largest E_e "
-        f"{v['ee_max_max']:.1f} %"
+        f"{v['ee_max_max']:.1f} %, largest queue {v['max_queue_packets']:.0f} packets "
+        f"({1e3 * v['max_queue_delay_s']:.1f} ms of its link)"
         for k, v in m.items()
     )
+    if metrics.get("engine") == "packets":
+        obs += (
+            " (on packets a link sends at most its capacity, so an overshoot of the assigned "
+            "rates shows as queue, not as E_e above 0)"
+        )
     out.append(
         Qualitative(
             id="no significant overshoot",
