@@ -105,9 +105,9 @@ def claims(metrics: dict) -> list[Claim]:
                     value=float(paper),
                     precision="table",
                     note="our COBB is a reconstruction (docs/algorithms/cobb.md: the protocol "
-                    "text could not be found); it diverges here as the paper's did, but with "
-                    "unlimited queues nothing is dropped and its largest queue keeps growing "
-                    f"({', '.join(f'{q:.0f}' for q in by_s[:3])} packets in seconds 1-3); which "
+                    "text could not be found); it stresses the queues as the paper's did, far "
+                    "more: with unlimited queues nothing is dropped, and its largest queue is "
+                    f"{', '.join(f'{q:.0f}' for q in by_s[:3])} packets in seconds 1-3; which "
                     "detail of the reconstruction makes the difference cannot be told without "
                     "the original text",
                 )
