@@ -80,7 +80,9 @@ fn sim_samples(out: &xcc_sim::RunOutput, k: i64) -> Vec<(f64, f64)> {
 ///
 /// - against the simulator: each session's delivered rate over 1-4 s within 1 % of the
 ///   simulated one (measured 2026-11-26: SLBN, BFYZ, COBB, PIQI-RCP, RCP within 0.3 %);
-///   ERICA and RCP, still moving in this window, within 2 % (ERICA measured -1.28 %);
+///   RCP, still moving in this window, within 2 %; ERICA within 3.5 %: its load factor is
+///   measured over 5 ms of real time, so it follows the machine's timing (measured -1.28 % on
+///   a quiet machine, -2.6 % while another simulation and a build ran on the two cores);
 /// - against the oracle: the median of its 250 ms rates after 1 s (the median, because on a
 ///   loaded 2-core machine one interval may lose the CPU) within 3 % of 99 % of its max-min
 ///   rate (PIQI-RCP 98 %, its gamma, as in the simulator), for SLBN, BFYZ, COBB and PIQI-RCP,
@@ -104,7 +106,7 @@ fn session_protocols_through_the_router_match_the_simulator() {
         ("bfyz", Some(0.99), 0.01),
         ("cobb", Some(0.99), 0.01),
         ("piqi_rcp", Some(0.98), 0.01),
-        ("erica", None, 0.02),
+        ("erica", None, 0.035),
         ("rcp", None, 0.02),
     ];
     for (protocol, share, vs_sim) in cases {
