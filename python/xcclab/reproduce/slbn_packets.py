@@ -28,6 +28,7 @@ from typing import Any
 import polars as pl
 import tomli_w
 
+from ..bench import huge_pages_env
 from ..results import RunResult
 
 
@@ -111,7 +112,7 @@ def run_packets(
                 [*cmd, "--no-series"],
                 capture_output=True,
                 text=True,
-                env=_huge_pages_env(),
+                env=huge_pages_env(),
                 preexec_fn=limit_memory,
                 timeout=time_s,
             )
@@ -159,7 +160,3 @@ def from_run(r: RunResult, sc: dict[str, Any], wall: float) -> PacketSessionResu
         "wall_seconds": wall,
     }
     return PacketSessionResult(sc, stats, samples, completions, r)
-
-
-def _huge_pages_env() -> dict[str, str]:
-    return {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
