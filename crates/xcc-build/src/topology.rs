@@ -123,16 +123,21 @@ impl Topology {
     }
 }
 
-/// Arena of all routes' link ids.
+/// Arena of all routes' link ids. Each route is followed by [`Routes::END`], so that a packet
+/// can find the link after its current one from its position in the arena alone.
 #[derive(Default)]
 pub struct Routes {
     pub links: Vec<u32>,
 }
 
 impl Routes {
+    /// What follows a route's last link in [`Routes::links`].
+    pub const END: u32 = u32::MAX;
+
     pub fn add(&mut self, links: &[u32]) -> Route {
         let r = Route { start: self.links.len() as u32, len: links.len() as u32 };
         self.links.extend_from_slice(links);
+        self.links.push(Self::END);
         r
     }
 
@@ -143,11 +148,18 @@ impl Routes {
             let l = self.links[k as usize];
             self.links.push(l ^ 1);
         }
+        self.links.push(Self::END);
         Route { start, len: r.len }
     }
 
     #[inline]
     pub fn hop(&self, r: Route, k: u32) -> u32 {
         self.links[(r.start + k) as usize]
+    }
+
+    /// The link id at arena position `pos`, or [`Routes::END`] past a route's last link.
+    #[inline(always)]
+    pub fn at(&self, pos: u32) -> u32 {
+        self.links[pos as usize]
     }
 }

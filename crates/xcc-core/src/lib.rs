@@ -9,6 +9,7 @@
 //! - [`time`]: integer nanosecond `Time` and `Dur`.
 //! - [`wire`]: header values and their exact byte encodings.
 //! - [`packet`]: the packet the drivers move.
+//! - [`prefetch`]: memory hints for drivers' event loops at large scale.
 //! - [`link`]: router side, one algorithm per output link (DropTail, RED, ...).
 //! - [`host`]: sender controllers (NewReno, ...) and receiver echoers.
 //! - [`transport`]: the one reliable transport every host algorithm runs on.
@@ -20,6 +21,7 @@ pub mod harness;
 pub mod host;
 pub mod link;
 pub mod packet;
+pub mod prefetch;
 pub mod rng;
 pub mod session;
 pub mod time;

@@ -16,6 +16,7 @@
 use std::collections::VecDeque;
 
 use crate::link::{AnyLinkAlgorithm, LinkAlgorithm, QueueView, Verdict};
+use crate::prefetch::prefetch_bytes;
 use crate::rng::{uniform01, Pcg64Mcg};
 use crate::wire::Ecn;
 use crate::{Dur, FlowId, Packet, Time};
@@ -24,6 +25,17 @@ use crate::{Dur, FlowId, Packet, Time};
 pub trait Packets<T> {
     fn packet<'a>(&'a self, item: &'a T) -> &'a Packet;
     fn packet_mut<'a>(&'a mut self, item: &'a mut T) -> &'a mut Packet;
+    /// The item's size on the link. A store whose items carry it overrides this, so that a
+    /// passive link never reads the packet itself (one memory access less per packet-hop).
+    #[inline(always)]
+    fn wire_bytes(&self, item: &T) -> u32 {
+        self.packet(item).wire_bytes
+    }
+    /// Whether the item carries flow data ([`Packet::is_data`]); overridable as `wire_bytes`.
+    #[inline(always)]
+    fn is_data(&self, item: &T) -> bool {
+        self.packet(item).is_data()
+    }
 }
 
 /// A driver's packet store: [`Packets`], and the arriving packet apart from the others, so the
@@ -189,6 +201,26 @@ impl<T: Copy> LinkModel<T> {
         }
     }
 
+    /// Starts loading the link's front part, what every packet touches (everything before the
+    /// algorithm): a driver calls it for the link of an event it will handle soon.
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        prefetch_bytes(self, core::mem::offset_of!(Self, algo));
+    }
+
+    /// Starts loading the pipe entries a delivery reads: the head and the next to start
+    /// transmitting. Their addresses come from the link's front part, so a driver calls this
+    /// once that is in cache (an event after [`LinkModel::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch_pipe(&self) {
+        if let Some(e) = self.pipe.front() {
+            prefetch_bytes(e, 1);
+        }
+        if let Some(e) = self.pipe.get(self.started) {
+            prefetch_bytes(e, 1);
+        }
+    }
+
     /// Bytes waiting (transmission not started).
     #[inline]
     pub fn waiting_bytes(&self) -> u64 {
@@ -291,7 +323,7 @@ impl<T: Copy> LinkModel<T> {
     #[inline]
     pub fn offer<S: PacketStore<T> + ?Sized>(&mut self, now: Time, mut item: T, store: &mut S) -> Offer<T> {
         self.advance(now, store);
-        let bytes = store.packet(&item).wire_bytes;
+        let bytes = store.wire_bytes(&item);
         self.stats.packets_in += 1;
         self.stats.bytes_in += bytes as u64;
         if self.loss > 0.0 && uniform01(&mut self.rng) < self.loss {
@@ -327,12 +359,14 @@ impl<T: Copy> LinkModel<T> {
             self.stats.drop_bytes += bytes as u64;
             return Offer::Dropped(item);
         }
-        let pkt = store.packet_mut(&mut item);
-        if verdict == Verdict::Mark && pkt.ecn.is_ect() {
-            pkt.ecn = Ecn::Ce;
-            self.stats.marks += 1;
+        if verdict == Verdict::Mark {
+            let pkt = store.packet_mut(&mut item);
+            if pkt.ecn.is_ect() {
+                pkt.ecn = Ecn::Ce;
+                self.stats.marks += 1;
+            }
         }
-        let is_data = pkt.is_data();
+        let is_data = store.is_data(&item);
 
         let start = if now > self.busy_until {
             self.busy_frac = 0;
@@ -394,6 +428,12 @@ impl<T: Copy> LinkModel<T> {
     #[inline]
     pub fn next_delivery(&self) -> Option<Time> {
         self.pipe.front().map(|e| e.end + self.delay + Dur(e.jitter_ns as u64))
+    }
+
+    /// The item at the head of the pipe (the next to be delivered).
+    #[inline(always)]
+    pub fn head(&self) -> Option<T> {
+        self.pipe.front().map(|e| e.item)
     }
 
     /// When the head of the pipe started (or starts) its transmission.

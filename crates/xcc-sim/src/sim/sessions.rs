@@ -286,7 +286,8 @@ impl Simulation {
     /// every link task is consistent; no session sent more than its size.
     pub(super) fn check_sessions(&self) -> Result<(), String> {
         let on_links: u64 =
-            self.links.iter().flat_map(|l| l.pipe()).filter(|e| self.arena[e.item.0 as usize].ctrl != 0).count() as u64;
+            self.links.iter().flat_map(|l| l.pipe()).filter(|e| self.arena[e.item.idx as usize].ctrl != 0).count()
+                as u64;
         let held: u64 = self.groups.iter().map(|g| g.in_flight()).sum();
         if on_links != held {
             return Err(format!("session control packets: {on_links} on links but {held} bodies held"));
