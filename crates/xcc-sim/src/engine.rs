@@ -172,29 +172,47 @@ impl EventQueue {
         heap.pop().map(|e| (Time(e.time), e.event))
     }
 
-    /// The links of the next three packet deliveries, as far as the hot heap's first levels
-    /// tell without popping: what to prefetch (an event that is not a delivery, or a cold
-    /// event in between, only makes a prefetch useless, never wrong).
+    /// The links of the next `K` packet deliveries in pop order, as far as the hot heap tells
+    /// without popping (a best-first walk of its first levels): what to prefetch. A cold event
+    /// in between, or a delivery scheduled meanwhile, only makes a prefetch useless, never
+    /// wrong.
     #[inline(always)]
-    pub fn next_deliveries(&self) -> [Option<u32>; 3] {
+    pub fn next_deliveries<const K: usize>(&self) -> [Option<u32>; K] {
         let v = &self.hot.v;
-        let link = |i: Option<usize>| match i.and_then(|i| v.get(i)) {
-            Some(Entry { event: Event::LinkDeliver(l), .. }) => Some(*l),
-            _ => None,
-        };
-        let earlier = |a: Option<usize>, b: Option<usize>| match (a, b) {
-            (Some(i), Some(j)) if j < v.len() && (i >= v.len() || v[j].key() < v[i].key()) => Some(j),
-            (Some(i), _) if i < v.len() => Some(i),
-            (_, Some(j)) if j < v.len() => Some(j),
-            _ => None,
-        };
-        let second = earlier(Some(1), Some(2));
-        // The third is the second's sibling or one of the second's children.
-        let third = second.and_then(|s| {
-            let sibling = if s == 1 { 2 } else { 1 };
-            earlier(earlier(Some(sibling), Some(2 * s + 1)), Some(2 * s + 2))
-        });
-        [link(Some(0)), link(second), link(third)]
+        let mut out = [None; K];
+        // Candidates: the children of the entries taken so far (at most K + 1 of them).
+        let mut cand = [0usize; 16];
+        let mut n = usize::from(!v.is_empty());
+        for slot in out.iter_mut() {
+            if n == 0 {
+                break;
+            }
+            let mut best = 0;
+            for c in 1..n {
+                if v[cand[c]].key() < v[cand[best]].key() {
+                    best = c;
+                }
+            }
+            let i = cand[best];
+            if let Event::LinkDeliver(l) = v[i].event {
+                *slot = Some(l);
+            }
+            n -= 1;
+            cand[best] = cand[n];
+            for child in [2 * i + 1, 2 * i + 2] {
+                if child < v.len() && n < cand.len() {
+                    cand[n] = child;
+                    n += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// The earliest cold event (timers, session sends), if any.
+    #[inline(always)]
+    pub fn next_cold(&self) -> Option<Event> {
+        self.cold.peek().map(|e| e.event)
     }
 
     /// Time of the earliest event.
@@ -274,10 +292,10 @@ mod tests {
         );
     }
 
-    /// The prefetch hints name the first three deliveries in pop order, whatever the heap's
+    /// The prefetch hints name the first deliveries in pop order, whatever the heap's
     /// shape (random times, ties broken by insertion).
     #[test]
-    fn next_deliveries_are_the_next_three_pops() {
+    fn next_deliveries_are_the_next_pops() {
         let mut x: u64 = 99;
         let mut rand = move || {
             x ^= x << 13;
@@ -290,8 +308,8 @@ mod tests {
             for k in 0..(round % 40) {
                 q.schedule(Time(rand() % 20), Event::LinkDeliver(k));
             }
-            let hint = q.next_deliveries();
-            let popped: Vec<Option<u32>> = (0..3)
+            let hint = q.next_deliveries::<6>();
+            let popped: Vec<Option<u32>> = (0..6)
                 .map(|_| match q.pop() {
                     Some((_, Event::LinkDeliver(l))) => Some(l),
                     _ => None,

@@ -34,6 +34,9 @@ pub struct Slot {
     pub pos: u32,
     /// The packet's `wire_bytes`, with [`Slot::DATA`] set for a data segment.
     meta: u32,
+    /// The packet's flow, to prefetch its record before the packet reaches its host (free:
+    /// the pipe entry's padding).
+    pub flow: u32,
 }
 
 impl Slot {
@@ -45,7 +48,7 @@ impl Slot {
     pub fn new(idx: u32, sp: &SimPacket, next: u32, pos: u32) -> Slot {
         debug_assert!(sp.pkt.wire_bytes < Self::DATA);
         let data = if sp.pkt.is_data() { Self::DATA } else { 0 };
-        Slot { idx, next, pos, meta: sp.pkt.wire_bytes | data }
+        Slot { idx, next, pos, meta: sp.pkt.wire_bytes | data, flow: sp.pkt.flow.0 }
     }
 
     /// The same packet on the next link of its route (`routes` gives the one after).

@@ -14,6 +14,7 @@ use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{RunOutput, RunStats, TableBuilder};
 use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
+use xcc_core::prefetch::prefetch_bytes;
 
 mod session_metrics;
 mod session_workload;
@@ -126,6 +127,20 @@ struct FlowRec {
     /// Packets of this flow (data or ACKs) dropped or lost on any link.
     drops: u64,
     session: Option<SessionSpec>,
+}
+
+impl FlowRec {
+    /// Starts loading the fields a packet of the flow touches when it is sent or delivered
+    /// (the record is large, mostly a transport's state; these are a few of its lines).
+    #[inline(always)]
+    fn prefetch(&self) {
+        prefetch_bytes(&self.ep, 64);
+        prefetch_bytes(&self.session, 1);
+        prefetch_bytes(&self.size, 1);
+        prefetch_bytes(&self.delivered, 1);
+        prefetch_bytes(&self.completed_at, 1);
+        prefetch_bytes(&self.fwd, 1);
+    }
 }
 
 /// What a session flow is, besides its route and size.
@@ -489,23 +504,37 @@ impl Simulation {
         Ok(self.into_output(stats))
     }
 
-    /// Starts the memory loads of the next deliveries while this event runs, one step of the
-    /// chain per event: the third's link, the second's pipe entries (its link was prefetched an
-    /// event ago), and the link the next one's packet goes to (its pipe head, two events
-    /// ago). At large scale each is a cache miss that would otherwise come in a chain.
+    /// Starts the memory loads of the next deliveries while this event runs, one step of each
+    /// one's chain per event, a couple of events apart so that each load has arrived before
+    /// the next step needs it: the link (five deliveries ahead), its pipe entries (three
+    /// ahead), then from the head packet (in cache by then) the link it goes to or, at its
+    /// last link, its flow record. At large scale each is a cache miss that would otherwise
+    /// come in a chain. The next session send's flow record is loaded too.
     #[inline(always)]
     fn prefetch_next_deliveries(&self) {
-        let [next, second, third] = self.queue.next_deliveries();
-        if let Some(l) = third {
+        let ahead = self.queue.next_deliveries::<6>();
+        if let Some(l) = ahead[5] {
             self.links[l as usize].prefetch();
         }
-        if let Some(l) = second {
+        if let Some(l) = ahead[3] {
             self.links[l as usize].prefetch_pipe();
         }
-        if let Some(slot) = next.and_then(|l| self.links[l as usize].head()) {
+        if let Some(slot) = ahead[1].and_then(|l| self.links[l as usize].head()) {
             if slot.next != Routes::END {
                 self.links[slot.next as usize].prefetch();
+                prefetch_bytes(&self.routes.links[slot.pos as usize + 1], 1);
+            } else {
+                prefetch_bytes(&self.arena[slot.idx as usize], size_of::<SimPacket>());
+                self.flows[slot.flow as usize].prefetch();
             }
+        }
+        if let Some(slot) = ahead[0].and_then(|l| self.links[l as usize].head()) {
+            if slot.next != Routes::END {
+                self.links[slot.next as usize].prefetch_pipe();
+            }
+        }
+        if let Some(Event::SessionSend(f)) = self.queue.next_cold() {
+            self.flows[f as usize].prefetch();
         }
     }
 

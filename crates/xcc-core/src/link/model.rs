@@ -86,8 +86,10 @@ pub struct PipeEntry<T> {
     pub end: Time,
 }
 
-/// Counters of one link direction.
+/// Counters of one link direction. `repr(C)`: the ones every packet updates come first, so
+/// that they share the fewest cache lines (see [`LinkModel`]).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkStats {
     pub packets_in: u64,
     pub bytes_in: u64,
@@ -95,6 +97,15 @@ pub struct LinkStats {
     pub packets_out: u64,
     pub bytes_out: u64,
     pub data_bytes_out: u64,
+    pub delivered_packets: u64,
+    pub delivered_bytes: u64,
+    /// Sum over transmitted packets of their waiting time.
+    pub wait_ns: u128,
+    /// Time integral of the waiting bytes / packets (byte-ns, packet-ns), for exact means.
+    pub queue_byte_ns: u128,
+    pub queue_packet_ns: u128,
+    pub max_queue_bytes: u64,
+    pub max_queue_packets: u64,
     /// Drops by the algorithm or the buffer.
     pub drops: u64,
     pub drop_bytes: u64,
@@ -102,15 +113,6 @@ pub struct LinkStats {
     pub losses: u64,
     pub loss_bytes: u64,
     pub marks: u64,
-    pub delivered_packets: u64,
-    pub delivered_bytes: u64,
-    /// Time integral of the waiting bytes / packets (byte-ns, packet-ns), for exact means.
-    pub queue_byte_ns: u128,
-    pub queue_packet_ns: u128,
-    pub max_queue_bytes: u64,
-    pub max_queue_packets: u64,
-    /// Sum over transmitted packets of their waiting time.
-    pub wait_ns: u128,
 }
 
 /// Result of offering a packet to a link.
