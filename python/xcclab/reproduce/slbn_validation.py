@@ -6,7 +6,8 @@ a labelled fast approximation. This module measures how far the driver's numbers
 packet engine's on the same network, sessions and seed, and checks them against the bounds
 stated in docs/reproduction/session-driver-validation.md (``BOUNDS``), which were measured on
 the Medium network (slbn-1a, slbn-1b, and the small Medium case of
-tests/python/test_session_driver_validation.py).
+tests/python/test_session_driver_validation.py); slbn-2a's runs show how far they carry to the
+Large network.
 
 The two engines measure different things where the data cross queues (``slbn_packets``): the
 driver's E_s and E_e come from *assigned* rates, the packet engine's from *delivered* data.
@@ -262,9 +263,10 @@ def _completions(packets: P.PacketSessionResult, fluid: S.SessionResult) -> dict
     }
 
 
-#: The small Medium case both engines run in the test (and in the report's second table): 3,000
-#: greedy sessions arriving in the first 200 ms, 1 s simulated. About 15 s on the packet engine
-#: for SLBN or BFYZ on this machine, a fraction of a second on the driver.
+#: The small Medium case both engines run in the test (and in the report's small-case table):
+#: 3,000 greedy sessions arriving in the first 200 ms, 1 s simulated. 15-32 s on the packet
+#: engine for SLBN or BFYZ on this shared 2-core machine; on the driver 6 s for BFYZ (its stream
+#: of RM cells), a fraction of a second for SLBN.
 CASE = Setup(
     id="session-driver-validation",
     title="The session driver against the packet engine, small Medium case",
