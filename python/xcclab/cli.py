@@ -126,7 +126,8 @@ def _print_experiments(experiments: Sequence) -> None:
     print(f"  {'id':<20} {'seed':<5} {'also':<12} title")
     for e in experiments:
         also = ",".join(n for n, f in (("emu", e.emu), ("stack", e.stack)) if f) or "-"
-        print(f"  {e.id:<20} {e.seed:<5} {also:<12} {e.title}")
+        note = f" [{e.approximation}]" if e.approximation else ""
+        print(f"  {e.id:<20} {e.seed:<5} {also:<12} {e.title}{note}")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:

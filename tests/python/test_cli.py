@@ -94,6 +94,13 @@ def test_list_shows_algorithms_and_experiments(capsys):
     assert "markmax-s1-dt" in stdout and "rcp-instability-49" in stdout
     assert "  piqi-rcp    host+link  reconstructed" in stdout
     assert "  jetmax      host+link  reconstructed" in stdout
+    # The experiment whose results come from the session driver says so, with its validation.
+    (line,) = [ln for ln in stdout.splitlines() if ln.startswith("  slbn-2b ")]
+    assert line.endswith(
+        "[session driver (fluid data): the approximation validated on Medium, "
+        "docs/reproduction/session-driver-validation.md]"
+    )
+    assert not any("[" in ln for ln in stdout.splitlines() if ln.startswith("  slbn-1a "))
 
 
 def test_reproduce_write_scenarios(capsys, tmp_path):

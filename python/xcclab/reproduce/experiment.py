@@ -28,7 +28,8 @@ class Experiment:
     ``emu`` (``xcc reproduce ID --emu``: simulated and on real packets), ``stack``
     (``--stack kernel|udp``: run(out_dir, quick, *, stack, log)) and ``scenarios``
     (``--write-scenarios DIR``: write the experiment's scenario files, return their paths) are
-    optional.
+    optional. ``approximation``: says so where the results come from a labelled approximation
+    rather than the engine the others use (``xcc list`` prints it after the title).
     """
 
     id: str
@@ -40,3 +41,4 @@ class Experiment:
     emu: Runner | None = None
     stack: Runner | None = None
     scenarios: Callable[[str | Path], list[Path]] | None = None
+    approximation: str = ""

@@ -5,9 +5,10 @@ session arrivals (same seeds). slbn-1a, 1b and 2a run on the packet engine (ever
 and control packet simulated, ``slbn_packets.py``), which gives the verdicts, and on the
 session simulator beside it (control packets one by one through FIFO links, data as fluid
 rates; docs/decisions.md, "Session experiments"), whose numbers the report puts next to the
-packet engine's as a labelled approximation. slbn-2b (13 s of the Large network) still runs
-on the session simulator alone (``Setup.engine``). Protocols this build cannot run yet are listed in
-the report as pending, never invented.
+packet engine's as a labelled approximation, validated within the bounds of
+``slbn_validation`` (docs/reproduction/session-driver-validation.md). slbn-2b (13 s of the
+Large network) still runs on the session simulator alone (``Setup.engine``). Protocols this
+build cannot run yet are listed in the report as pending, never invented.
 
 Measured per sample (every ``sample_interval_s``), as in Section IV of the paper:
   - E_s(t) = 100 (lambda_s - lambda*_s) / lambda*_s for every session present with a rate,
@@ -525,6 +526,10 @@ def _report(
             else "- E_s and E_e from the assigned rates; completion at the last bit sent."
         ),
     ]
+    if setup.engine == "fluid":
+        from .slbn_validation import note
+
+        lines.append(f"- {note()}")
     lines += [f"- {n}" for n in setup.notes]
     lines += [""]
     if pending:
@@ -676,11 +681,13 @@ def _beside_fluid(
         rows.append([LABEL[p], *cells])
     if not rows:
         return []
+    from .slbn_validation import note
+
     return [
         "## The packet engine beside the session driver",
         "",
         "Each cell: packets / session driver (fluid data), same network, sessions and seed. "
-        "The definitions differ as the set-up says (delivered against assigned rates).",
+        "The definitions differ as the set-up says (delivered against assigned rates). " + note(),
         "",
         markdown_table(["protocol"] + [label for _, label, _ in keys], rows),
         "",
