@@ -54,7 +54,7 @@ def find_scenarios(directory: Path, names: list[str] | None) -> list[Path]:
     files = [f for f in every if not f.name.endswith(SCALE_SUFFIX)]
     if names:
         # Session experiments and scale runs (minutes each) run only when named:
-        # `--scenario slbn-2a`, `--scenario slbn-2a-packets`.
+        # `--scenario slbn-2a` (packets), `--scenario slbn-2a-fluid` (session driver).
         sessions = sorted(directory.glob(f"*{SESSION_SUFFIX}"))
         by_name = {f.stem: f for f in files}
         by_name.update({f.name[: -len(SESSION_SUFFIX)]: f for f in sessions})

@@ -125,10 +125,19 @@ def test_a_packet_run_over_its_budget_is_reported_as_such(tmp_path, monkeypatch)
 @pytest.mark.parametrize(("bench", "protocol"), [("slbn-2a", "slbn"), ("slbn-2a-bfyz", "bfyz")])
 def test_slbn_2a_benchmarks_are_the_reproduction(bench, protocol):
     """`xcc bench --scenario slbn-2a` (and `slbn-2a-bfyz`) measure exactly the SLBN (BFYZ) run
-    of `xcc reproduce slbn-2a`."""
+    of `xcc reproduce slbn-2a` on the packet engine, and `slbn-2a-fluid` (`slbn-2a-bfyz-fluid`)
+    the session driver's run beside it."""
     from pathlib import Path
 
-    from xcclab.reproduce.slbn_2a import SETUP
+    import tomllib
 
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / f"{bench}.session.json"
-    assert json.loads(path.read_text()) == SETUP.experiment(protocol, False)
+    from xcclab.reproduce import slbn_packets
+    from xcclab.reproduce.slbn_2a import SETUP
+    from xcclab.reproduce.slbn_common import PACKET_BYTES
+
+    benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
+    experiment = SETUP.experiment(protocol, False)
+    fluid = benchmarks / f"{bench}-fluid.session.json"
+    assert json.loads(fluid.read_text()) == experiment
+    packets = tomllib.loads((benchmarks / f"{bench}.scale.toml").read_text())
+    assert packets == slbn_packets.scenario(experiment, bench, PACKET_BYTES)

@@ -75,6 +75,11 @@ fn slbn_two_thousand_sessions_match_the_oracle() {
 fn slbn_sessions_match_the_oracle_on_a_small_transit_stub_network() {
     let out = run(&scenario(&topology(1, 3, 2, 3, 60), 300, 2.0, 1.0, 5));
     check_rates(&out, 300, 1.0);
+    // Converged, nothing overshoots: what arrives at the bottlenecks over the last second is
+    // their capacity (less the unused control budget), not more.
+    let offered = out.session_samples.f64("ee_in_max");
+    let last = offered[offered.len() - 1];
+    assert!((-2.0..0.5).contains(&last), "offered E_e at 2 s: {offered:?}");
 }
 
 /// The same network sampled every 50 ms (the reproductions' interval): the slowest sessions
@@ -210,9 +215,9 @@ fn departures_and_finite_sessions() {
     let present = out.session_samples.i64("present");
     assert!(present.windows(2).all(|w| w[1] <= w[0]), "no arrivals after 0.2 s: {present:?}");
 }
-/// Percentiles of the last sample's E_s, and the per-sample E_e maxima and largest queues, of
-/// `protocol` on the 300-session network over 3 s (samples every 0.5 s).
-fn peer_run(protocol: &str) -> (Vec<f64>, Vec<f64>, Vec<i64>) {
+/// Percentiles of the last sample's E_s, and the per-sample E_e maxima, largest queues and
+/// offered E_e maxima, of `protocol` on the 300-session network over 3 s (samples every 0.5 s).
+fn peer_run(protocol: &str) -> (Vec<f64>, Vec<f64>, Vec<i64>, Vec<f64>) {
     let text = scenario(&topology(1, 3, 2, 3, 60), 300, 3.0, 0.5, 5).replace("\"slbn\"", &format!("\"{protocol}\""));
     let out = run(&text);
     let mut err: Vec<f64> = out.session_rates.f64("error_pct").to_vec();
@@ -220,7 +225,7 @@ fn peer_run(protocol: &str) -> (Vec<f64>, Vec<f64>, Vec<i64>) {
     err.sort_by(f64::total_cmp);
     let q: Vec<f64> = [0.1f64, 0.5, 0.9].iter().map(|p| err[(299.0 * p).round() as usize]).collect();
     let s = &out.session_samples;
-    (q, s.f64("ee_max").to_vec(), s.i64("max_queue_bytes").to_vec())
+    (q, s.f64("ee_max").to_vec(), s.i64("max_queue_bytes").to_vec(), s.f64("ee_in_max").to_vec())
 }
 
 /// Seed 004's other protocols on the same 300-session network at packet level, asserted as
@@ -242,15 +247,20 @@ fn peer_run(protocol: &str) -> (Vec<f64>, Vec<f64>, Vec<i64>) {
 fn the_other_protocols_on_a_small_transit_stub_network_as_measured() {
     let full = |ee: &[f64]| ee[1..].iter().all(|e| e.abs() < 0.1);
     let growing = |q: &[i64]| q.windows(2).all(|w| w[1] > w[0]);
-    let (q, ee, queue) = peer_run("erica");
+    // Where queues grow, more arrives at a bottleneck than it sends: the offered E_e shows the
+    // overshoot that the sent E_e (at most a packet above 0) cannot.
+    let overshoots = |offered: &[f64]| offered[1..].iter().all(|&e| e > 0.1);
+    let (q, ee, queue, offered) = peer_run("erica");
     assert!(q[0] > -15.0 && q[1].abs() < 5.0 && q[2] < 10.0, "ERICA {q:?}");
     assert!(full(&ee) && growing(&queue), "ERICA {ee:?} {queue:?}");
-    let (q, ee, _) = peer_run("cobb");
+    assert!(overshoots(&offered), "ERICA offered {offered:?}");
+    let (q, ee, _, _) = peer_run("cobb");
     assert!(q[0] > -60.0 && q[1].abs() < 15.0 && q[2] < 40.0, "COBB {q:?}");
     assert!(full(&ee), "COBB {ee:?}");
-    let (q, ee, queue) = peer_run("piqi_rcp");
+    let (q, ee, queue, offered) = peer_run("piqi_rcp");
     assert!(q[0] < -50.0 && q[2] > 50.0, "PIQI-RCP {q:?}");
     assert!(full(&ee) && growing(&queue), "PIQI-RCP {ee:?} {queue:?}");
-    let (q, _, _) = peer_run("rcp");
+    assert!(overshoots(&offered), "PIQI-RCP offered {offered:?}");
+    let (q, _, _, _) = peer_run("rcp");
     assert!(q[1] < -50.0, "RCP {q:?}");
 }

@@ -14,6 +14,11 @@
 //!   50 ms). A session with no delivery before the window is measured over the window.
 //! - **E_e** (per link): `(c - C) / C` in %, `c` the link's bits sent over the window (data and
 //!   control), over the links that bottleneck at least one session in the oracle's allocation.
+//!   A link sends at most `C`, so this E_e cannot show an overshoot; **offered E_e**
+//!   (`ee_in_*`) takes `c` as the bits *arriving* at the link over the window instead, which
+//!   exceeds `C` where the sessions crossing it are sent faster than it drains (the excess is
+//!   what builds its queue): the overshoot the session driver computes from assigned rates,
+//!   here after the upstream queues have shaped the data.
 //! - **Maximum queue** of any link since the previous sample (bytes, and in seconds of
 //!   transmission), the `max_queue_bytes` of the links table kept whole-run.
 //!
@@ -37,6 +42,8 @@ pub(super) struct SessionSampler {
     delivery_then: Vec<Time>,
     /// Per link, bytes sent at the window's start.
     sent_then: Vec<u64>,
+    /// Per link, bytes arrived at the window's start.
+    arrived_then: Vec<u64>,
     /// Per link, its largest queue before the current sample period (the links table's
     /// whole-run maximum is restored from it at the end).
     max_before: Vec<u64>,
@@ -61,6 +68,7 @@ impl SessionSampler {
             delivered_then: vec![u64::MAX; flows],
             delivery_then: vec![Time::NEVER; flows],
             sent_then: vec![0; links],
+            arrived_then: vec![0; links],
             max_before: vec![0; links],
             oracle: None,
             samples: TableBuilder::for_table("session_samples"),
@@ -102,6 +110,7 @@ impl Simulation {
         for (l, link) in self.links.iter_mut().enumerate() {
             link.advance(now, &mut self.arena[..]);
             s.sent_then[l] = link.stats.bytes_out;
+            s.arrived_then[l] = link.stats.bytes_in;
         }
     }
 
@@ -167,13 +176,15 @@ impl Simulation {
                 is_bottleneck[*l as usize] = true;
             }
         }
-        let (mut ee, mut qmax, mut dmax) = (Vec::new(), 0u64, 0.0f64);
+        let (mut ee, mut ee_in, mut qmax, mut dmax) = (Vec::new(), Vec::new(), 0u64, 0.0f64);
         for (l, link) in self.links.iter_mut().enumerate() {
             link.advance(now, &mut self.arena[..]);
             let cap = link.rate_bps as f64;
             if is_bottleneck[l] {
                 let sent = (link.stats.bytes_out - s.sent_then[l]) as f64 * 8.0 / secs;
                 ee.push((sent - cap) / cap * 100.0);
+                let arrived = (link.stats.bytes_in - s.arrived_then[l]) as f64 * 8.0 / secs;
+                ee_in.push((arrived - cap) / cap * 100.0);
             }
             // The largest queue of this period; the link's own maximum restarts from now.
             let m = link.stats.max_queue_bytes;
@@ -190,6 +201,9 @@ impl Simulation {
         t.i64("bottlenecks", ee.len() as i64);
         let (m, p10, p90) = mean_p10_p90(&mut ee);
         t.f64("ee_mean", m).f64("ee_p10", p10).f64("ee_p90", p90).f64("ee_max", ee.last().copied().unwrap_or(f64::NAN));
+        let (m, p10, p90) = mean_p10_p90(&mut ee_in);
+        let ee_in_max = ee_in.last().copied().unwrap_or(f64::NAN);
+        t.f64("ee_in_mean", m).f64("ee_in_p10", p10).f64("ee_in_p90", p90).f64("ee_in_max", ee_in_max);
         t.i64("max_queue_bytes", qmax as i64).f64("max_queue_delay_s", dmax);
         self.sampler = Some(s);
     }
