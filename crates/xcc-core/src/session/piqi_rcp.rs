@@ -124,4 +124,41 @@ mod tests {
         l.on_tick(Time::from_ns(5_000_000), &LinkLoad { input_rate: 0.0, queue_bits: 0.0, interval: Dur::from_ms(5) });
         assert!((l.rate_bps() - (r0 + 0.1 * 0.98e9)).abs() < 1.0, "{}", l.rate_bps());
     }
+
+    /// Two ticks by hand with the paper's own gain (kappa* = T / (2 (T + RTT)), `kappa: None`),
+    /// C = 100 Mb/s, T = 5 ms, gamma 0.98, R0 = 5 Mb/s, d0 = 200 ms:
+    /// - a feedback packet downstream carries RTT 20 ms; tick 1 sees 40 Mb/s of input. The RTT
+    ///   kept is max(0.02, 0.2 (1 - T / 1 s)) = 0.199 s (a long RTT is remembered for about a
+    ///   second), kappa = 0.005 / (2 x 0.204); the traffic was sent at the rate of
+    ///   round(0.199 / T) = 40 intervals ago (R0), so N = 40 / 5 = 8 flows and
+    ///   R1 = R0 + kappa (98e6 - 40e6) / 8;
+    /// - an upstream packet's RTT (500 ms) is not the link's; tick 2 sees 120 Mb/s: RTT
+    ///   0.199 x 0.995, N = 120 / 5 = 24, R2 = R1 + kappa' (98e6 - 120e6) / 24.
+    #[test]
+    fn ticks_by_hand_with_the_papers_gain() {
+        let mut l = PiqiRcp::new_link(&PiqiRcpParams::default(), 100e6);
+        assert_eq!(l.rate_bps(), 5e6);
+        let hop = |dir| Hop { session: 0, link: 0, index: 0, path_len: 1, dir };
+        let load = |bps: f64| LinkLoad { input_rate: bps, queue_bits: 0.0, interval: Dur::from_ms(5) };
+        let mut down =
+            FeedbackPacket { rate: f64::INFINITY, rtt_us: 20_000, sent_at: Time::ZERO, echoed: false, data_bits: 0.0 };
+        l.on_packet(Time::ZERO, hop(Direction::Downstream), &mut down);
+        l.on_tick(Time::from_ns(5_000_000), &load(40e6));
+        let rtt1 = 0.2 * (1.0 - 0.005);
+        let kappa1 = 0.005 / (2.0 * (0.005 + rtt1));
+        let r1 = 5e6 + kappa1 * (0.98e8 - 40e6) / 8.0;
+        assert!((l.rate_bps() - r1).abs() < 1e-6, "R1 {} want {r1}", l.rate_bps());
+        assert!((r1 - 5_088_848.04).abs() < 0.01, "the hand value: {r1}");
+        let mut up = FeedbackPacket { rtt_us: 500_000, echoed: true, ..down };
+        l.on_packet(Time::ZERO, hop(Direction::Upstream), &mut up);
+        l.on_tick(Time::from_ns(10_000_000), &load(120e6));
+        let rtt2 = rtt1 * (1.0 - 0.005);
+        let kappa2 = 0.005 / (2.0 * (0.005 + rtt2));
+        let r2 = r1 + kappa2 * (0.98e8 - 120e6) / 24.0;
+        assert!((l.rate_bps() - r2).abs() < 1e-6, "R2 {} want {r2}", l.rate_bps());
+        // The next packet downstream is stamped with the new rate.
+        let mut next = FeedbackPacket { rate: f64::INFINITY, ..down };
+        l.on_packet(Time::ZERO, hop(Direction::Downstream), &mut next);
+        assert_eq!(next.rate, r2);
+    }
 }
