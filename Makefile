@@ -46,6 +46,7 @@ test-all: build
 lint: venv
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --quiet
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 

@@ -32,7 +32,7 @@ pub struct Router {
     pub t0_ns: u64,
     /// Poll instead of sleeping when the next event is at most this far away.
     pub spin_ns: u64,
-    /// When busy ([`Busy`]): no polling, and never a sleep shorter than this; deliveries due
+    /// When busy (`Busy`): no polling, and never a sleep shorter than this; deliveries due
     /// meanwhile go out together, up to this late, instead of one wake-up each.
     pub min_sleep_ns: u64,
     /// Read at most this many packets from one device before looking at the timers again.
@@ -52,7 +52,7 @@ pub struct Router {
     /// Segments due together merged into super-packets on the way out ([`crate::gro`]; with
     /// offloads, unless `XCC_EMU_GRO=0`).
     pub coalesce: Option<Coalescer>,
-    /// Loop iterations, and those in busy mode ([`Busy`]).
+    /// Loop iterations, and those in busy mode (`Busy`).
     pub iterations: u64,
     pub busy_iterations: u64,
 }

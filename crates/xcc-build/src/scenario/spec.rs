@@ -1,5 +1,5 @@
 //! The scenario file as written: serde types with `deny_unknown_fields`, strings with units.
-//! [`super::resolve`] turns them into the [`super::model::Scenario`] the simulator runs.
+//! [`super::resolve()`] turns them into the [`super::model::Scenario`] the simulator runs.
 
 use serde::Deserialize;
 use serde_json::Value;

@@ -31,7 +31,7 @@
 //!   flow ids densely), plus the set of connections with a non-zero backlog so that the argmax
 //!   at a signal costs O(active connections), never a scan of the queue. No heavy-hitter bound:
 //!   every connection present in the buffer is tracked (the paper's suggestion of heavy-hitter
-//!   counters [17] is not needed at the scale of our scenarios).
+//!   counters \[17\] is not needed at the scale of our scenarios).
 //! - **Buffer-overflow drops.** The driver applies its hard buffer limit *after* the verdict and
 //!   does not report the drop. The last accepted arrival is therefore held as "pending" and
 //!   settled at the next call by comparing our byte total with the driver's backlog: equal means

@@ -1,5 +1,5 @@
 //! RCP as a session protocol (seed 004 compares it with SLBN, alpha 0.1 and beta 1 "as
-//! suggested in [10]"): the router law of [`crate::link::rcp`] (Stanford ns-2 v4, protocols.md
+//! suggested in \[10\]"): the router law of [`crate::link::rcp`] (Stanford ns-2 v4, protocols.md
 //! 3.2-3.3), run on each link's measured input, with the rate carried to sources by
 //! [`feedback`](super::feedback) packets (docs/algorithms/rcp.md, "Session experiments").
 //!

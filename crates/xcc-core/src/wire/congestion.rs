@@ -8,7 +8,7 @@
 use super::body::BodyField;
 
 /// The shim's protocol number for "no congestion header" (TCP NewReno, CBR); every other
-/// number is its header's [`HeaderBody::PROTO`].
+/// number is its header's [`HeaderBody::PROTO`](super::body::HeaderBody::PROTO).
 pub const PROTO_NONE: u8 = 0;
 
 /// One registered header, as the dissector and `xcc list` describe it.
