@@ -94,13 +94,22 @@ def test_list_shows_algorithms_and_experiments(capsys):
     assert "markmax-s1-dt" in stdout and "rcp-instability-49" in stdout
     assert "  piqi-rcp    host+link  reconstructed" in stdout
     assert "  jetmax      host+link  reconstructed" in stdout
-    # The experiment whose results come from the session driver says so, with its validation.
-    (line,) = [ln for ln in stdout.splitlines() if ln.startswith("  slbn-2b ")]
-    assert line.endswith(
-        "[session driver (fluid data): the approximation validated on Medium, "
-        "docs/reproduction/session-driver-validation.md]"
-    )
-    assert not any("[" in ln for ln in stdout.splitlines() if ln.startswith("  slbn-1a "))
+    # Every seed-004 experiment now takes its results from the packet engine: none is labelled.
+    assert not any("[" in ln for ln in stdout.splitlines() if ln.startswith("  slbn-"))
+
+
+def test_list_labels_an_approximation(capsys):
+    """An experiment whose results come from a labelled approximation says so after its title."""
+    from dataclasses import replace
+
+    from xcclab.reproduce.slbn_2b import EXPERIMENT
+
+    labelled = replace(EXPERIMENT, approximation="session driver (fluid data): validated on Medium")
+    cli._print_experiments([labelled, replace(EXPERIMENT, id="plain")])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].startswith("  slbn-2b ")
+    assert lines[2].endswith("[session driver (fluid data): validated on Medium]")
+    assert lines[3].startswith("  plain ") and "[" not in lines[3]
 
 
 def test_reproduce_write_scenarios(capsys, tmp_path):
