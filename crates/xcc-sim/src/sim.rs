@@ -65,6 +65,10 @@ impl Role {
     }
 }
 
+/// Networks with at least this many link directions get the prefetch hints (the Medium
+/// transit-stub network with its hosts has some 10^5; a dumbbell a few hundred).
+const PREFETCH_MIN_LINKS: usize = 10_000;
+
 /// The live state of a flow's endpoints.
 #[allow(clippy::large_enum_variant)]
 enum Endpoints {
@@ -186,6 +190,10 @@ pub struct Simulation {
     queue: EventQueue,
     links: Vec<SimLink>,
     routes: Routes,
+    /// Prefetch the next deliveries' memory ([`Simulation::prefetch_next_deliveries`]): only
+    /// for networks too large for the caches, where it halves a hop's time; on a dumbbell
+    /// everything is in cache and the hints would only cost instructions.
+    prefetch: bool,
     arena: Vec<SimPacket>,
     free: Vec<u32>,
     flows: Vec<FlowRec>,
@@ -414,6 +422,7 @@ impl Simulation {
             scenario,
             now: Time::ZERO,
             queue,
+            prefetch: n_links >= PREFETCH_MIN_LINKS,
             links,
             routes,
             arena: Vec::with_capacity(4096),
@@ -466,7 +475,9 @@ impl Simulation {
         while let Some((t, ev)) = self.queue.pop_due(self.end) {
             self.now = t;
             self.events += 1;
-            self.prefetch_next_deliveries();
+            if self.prefetch {
+                self.prefetch_next_deliveries();
+            }
             match ev {
                 Event::LinkDeliver(l) => self.on_link_deliver(l),
                 Event::SenderTimer(f) => self.on_sender_timer(f, t),
