@@ -134,7 +134,7 @@ fn two_hosts_through_the_tun_router() {
     }
     assert_eq!(router.fabric.stats.write_failures, 0);
 
-    // 2. RED marks CE; the Linux sender counts CE-echoed deliveries and nothing is dropped.
+    // 2. RED marks CE; the Linux sender counts CE-echoed deliveries and no data is dropped.
     let red = "{ kind = \"red\", min_th = \"3pkt\", max_th = \"15pkt\", max_p = 0.1, w_q = 0.02, action = \"mark\" }";
     let plan = Plan::new(&scenario(red, 100), &format!("{prefix}r"), "reno");
     let (sent, router, counters) = with_router(plan, |p| {
@@ -149,7 +149,15 @@ fn two_hosts_through_the_tun_router() {
     let link = &router.fabric.links[0];
     eprintln!("RED link a->b: {:?}; sender tcp_info {:?}", link.stats, sent.info);
     assert!(link.stats.marks > 0, "RED marked nothing");
-    assert_eq!(link.stats.drops, 0, "RED in mark mode with a 100-packet buffer must not drop");
+    // Mark mode marks ECT packets; a not-ECT one is dropped instead (RFC 3168 6.1.1). Linux
+    // sends its data ECT but header-only segments (a closing FIN or RST) not-ECT, so the only
+    // drops allowed are header-only packets, and no data is lost (no retransmission, below).
+    assert!(
+        link.stats.drops == 0 || link.stats.drop_bytes <= link.stats.drops * 60,
+        "RED in mark mode with a 100-packet buffer dropped a data packet: {} packets, {} bytes",
+        link.stats.drops,
+        link.stats.drop_bytes
+    );
     assert!(router.fabric.stats.ce_written > 0);
     assert!(sent.info.delivered_ce > 0, "the sender saw no CE echo: {:?}", sent.info);
     assert_eq!(sent.info.total_retrans, 0, "no loss, so no retransmission");
