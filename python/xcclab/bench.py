@@ -76,27 +76,12 @@ def _maxrss_mb(ru_maxrss: int) -> float:
     return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024
 
 
-def huge_pages_env() -> dict[str, str]:
-    """This environment, with glibc's malloc asking for transparent huge pages: with a working
-    set of gigabytes spread over 10^5-10^6 links and packets, nearly every packet-hop misses
-    the TLB on 4 KiB pages (docs/performance.md)."""
-    return {**os.environ, "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
-
-
-def child_env(path: Path) -> dict[str, str] | None:
-    """Scale runs get huge pages for the simulator's heap (``huge_pages_env``). Other runs keep
-    the environment they always had, so their figures stay comparable with the history."""
-    if not path.name.endswith(SCALE_SUFFIX):
-        return None
-    return huge_pages_env()
-
-
 def measure_once(path: Path) -> dict[str, float]:
     """Run ``path`` once in a fresh child; return its figures."""
     cmd = [sys.executable, "-m", "xcclab._bench_worker", str(path)]
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=child_env(path))
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
         assert child.stdout is not None
         out = child.stdout.read()
         child.stdout.close()

@@ -2,6 +2,10 @@
 //! `cargo run --release -p xcc-sim --example run -- FILE [--no-metrics] [--progress]`
 //! (`--progress`: the simulated fraction and the wall time on stderr, for long runs).
 
+/// The allocator of the Python extension, so that timings here match `xcc run`'s.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {

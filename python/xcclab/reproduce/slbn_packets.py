@@ -28,7 +28,6 @@ from typing import Any
 import polars as pl
 import tomli_w
 
-from ..bench import huge_pages_env
 from ..results import RunResult
 
 
@@ -112,7 +111,6 @@ def run_packets(
                 [*cmd, "--no-series"],
                 capture_output=True,
                 text=True,
-                env=huge_pages_env(),
                 preexec_fn=limit_memory,
                 timeout=time_s,
             )
