@@ -670,7 +670,9 @@ def _stats_line(st: dict[str, Any]) -> str:
         return (
             f"{st['sessions']:,} sessions, {st['packets_transmitted']:,} packet transmissions "
             f"(link hops), {st['data_bytes_delivered'] / 1e9:.2f} GB of data delivered, "
-            f"{st['drops']} drops, {st['wall_seconds']:.1f} s wall."
+            f"{st['drops']} drops, {st['wall_seconds']:.1f} s wall for this run (on a shared "
+            "machine, with the build of its day; the engine's speed is `xcc bench`'s, "
+            "docs/performance.md)."
         )
     return (
         f"{st['sessions']:,} sessions, {st['events']:,} events, "

@@ -90,10 +90,8 @@ def run_packets(
     time_s: float | None = None,
 ) -> PacketSessionResult:
     """Runs one protocol of a session experiment on the packet engine, in a child process whose
-    heap gets transparent huge pages (as ``xcc bench`` gives scale runs: the Large network's
-    working set is gigabytes, and 4 KiB pages cost a TLB miss per packet-hop;
-    docs/performance.md) and whose memory and time are bounded (``OverBudget``). The results
-    are the same bytes as an in-process run."""
+    memory and time are bounded (``OverBudget``). The results are the same bytes as an
+    in-process run."""
     memory_bytes = MEMORY_BUDGET_BYTES if memory_bytes is None else memory_bytes
     time_s = TIME_BUDGET_S if time_s is None else time_s
     sc = scenario(experiment, name, packet_bytes)
