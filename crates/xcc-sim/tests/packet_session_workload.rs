@@ -61,10 +61,9 @@ fn check_rates(out: &RunOutput, sessions: usize, tolerance_pct: f64) {
 
 /// 2,000 sessions on 2 transit domains of 3 routers with 3 stubs of 4 routers each (78
 /// routers, 4,320 hosts): converged by 2.5 s, so the last sample measures 2.5-3.75 s. Every
-/// session within 1 % (largest error 0.39 %, 2026-11-26). About 10 s in release, minutes in
-/// a debug build: run with `cargo test --release -p xcc-sim --test packet_session_workload -- --ignored`.
+/// session within 1 % (largest error 0.39 %, 2026-11-26). About 10 s: the simulator's crates
+/// are optimised in test builds too (Cargo.toml).
 #[test]
-#[ignore = "about 10 s in release; the 300-session variant below runs by default"]
 fn slbn_two_thousand_sessions_match_the_oracle() {
     let out = run(&scenario(&topology(2, 3, 3, 4, 60), 2000, 3.75, 1.25, 3));
     check_rates(&out, 2000, 1.0);
