@@ -153,7 +153,7 @@ fn two_hosts_through_the_tun_router() {
     // sends its data ECT but header-only segments (a closing FIN or RST) not-ECT, so the only
     // drops allowed are header-only packets, and no data is lost (no retransmission, below).
     assert!(
-        link.stats.drops == 0 || link.stats.drop_bytes <= link.stats.drops * 60,
+        link.stats.drop_bytes <= link.stats.drops * 60,
         "RED in mark mode with a 100-packet buffer dropped a data packet: {} packets, {} bytes",
         link.stats.drops,
         link.stats.drop_bytes

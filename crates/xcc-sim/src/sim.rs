@@ -1243,7 +1243,6 @@ mod tests {
     #[test]
     fn flow_records_stay_a_few_cache_lines() {
         let size = size_of::<super::FlowRec>();
-        eprintln!("FlowRec: {size} B");
         assert!(size <= 448, "FlowRec is {size} B");
     }
 }
