@@ -16,6 +16,7 @@
 //! - [`session`]: explicit-rate session protocols (SLBN, ...): link tasks, sources, control packets.
 //! - [`harness`]: two endpoints and a link on a virtual clock, with no simulator.
 
+pub mod algorithms;
 pub mod analysis;
 pub mod harness;
 pub mod host;
