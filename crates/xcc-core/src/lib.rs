@@ -3,7 +3,7 @@
 //! Every algorithm of xcclab lives here once, as plain state machines in the sans-IO style of
 //! smoltcp and quinn-proto: no clock, no socket, no simulator. A *driver* (the discrete-event
 //! simulator in `xcc-sim`, the TUN router of the real-network mode, or the tiny
-//! [`harness`] used in tests) feeds them packets and the current time and pulls out what they
+//! test harness) feeds them packets and the current time and pulls out what they
 //! want to send and when they next want to be woken.
 //!
 //! - [`time`]: integer nanosecond `Time` and `Dur`.
@@ -14,10 +14,12 @@
 //! - [`host`]: sender controllers (NewReno, ...) and receiver echoers.
 //! - [`transport`]: the one reliable transport every host algorithm runs on.
 //! - [`session`]: explicit-rate session protocols (SLBN, ...): link tasks, sources, control packets.
-//! - [`harness`]: two endpoints and a link on a virtual clock, with no simulator.
+//! - `harness` (feature `testing`, for tests only): two endpoints and a link on a virtual clock,
+//!   with no simulator.
 
 pub mod algorithms;
 pub mod analysis;
+#[cfg(any(test, feature = "testing"))]
 pub mod harness;
 pub mod host;
 pub mod link;

@@ -4,9 +4,12 @@
 //! Setup unless a test says otherwise: MSS 1000 B, 40-byte headers, a 10 Mb/s forward link,
 //! 10 ms each way. A SYN is 40 B (32 µs on the link), a data packet 1040 B (832 µs).
 
+use xcc_core::algorithms::maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
+use xcc_core::algorithms::maxnet::{MaxNetRouter, MaxNetRouterConfig};
+use xcc_core::algorithms::newreno::{NewReno, NewRenoConfig};
 use xcc_core::harness::{LinkConfig, Pair, PairConfig, TraceEvent};
-use xcc_core::host::{AnyController, AnyEchoer, MaxNet, MaxNetConfig, MaxNetEcho, NewReno, NewRenoConfig};
-use xcc_core::link::{AnyLinkAlgorithm, LinkAlgorithm, MaxNetRouter, MaxNetRouterConfig, QueueView, Verdict};
+use xcc_core::host::{AnyController, AnyEchoer};
+use xcc_core::link::{AnyLinkAlgorithm, LinkAlgorithm, QueueView, Verdict};
 use xcc_core::packet::Packet;
 use xcc_core::time::{Dur, Time};
 use xcc_core::transport::TransportConfig;

@@ -4,8 +4,9 @@
 //! link (tx time 0.832 ms per data packet), 10 ms each way, so the base RTT is 20.832 ms.
 //! The link algorithm is a test-only FIFO (or marker) so these tests depend on no AQM.
 
+use xcc_core::algorithms::newreno::{NewReno, NewRenoConfig};
 use xcc_core::harness::{DropCause, LinkConfig, LossModel, Pair, PairConfig, TraceEvent, TraceRecord};
-use xcc_core::host::{AnyController, NewReno, NewRenoConfig};
+use xcc_core::host::AnyController;
 use xcc_core::link::{LinkAlgorithm, QueueView, Verdict};
 use xcc_core::packet::Packet;
 use xcc_core::time::{Dur, Time};
@@ -403,7 +404,8 @@ fn random_losses_never_break_delivery() {
 /// ```
 #[test]
 fn newreno_ecn_transfer_through_real_red() {
-    use xcc_core::link::{AnyLinkAlgorithm, Red, RedAction, RedConfig, RedUnit, RedVariant};
+    use xcc_core::algorithms::red::{Red, RedAction, RedConfig, RedUnit, RedVariant};
+    use xcc_core::link::AnyLinkAlgorithm;
     use xcc_core::rng::component_rng;
     let red = Red::new(
         RedConfig {

@@ -1,5 +1,5 @@
 //! PIQI-RCP's claimed properties on a discrete-time model of one link, driving the real router
-//! (`xcc_core::link::PiqiRcpRouter`) through its public interface, against the RCP law of
+//! (`xcc_core::algorithms::piqi_rcp::PiqiRcpRouter`) through its public interface, against the RCP law of
 //! protocols.md section 3.2 written here as a test-only reference (RCP itself lives elsewhere).
 //!
 //! Model: every 5 ms (the router's T) flow `i` puts `R(n - d_i) T` bits into the link, `R` the
@@ -7,8 +7,10 @@
 //! integrates `y - C`. One aggregate packet per flow and interval carries the bits and the
 //! flow's RTT, as real packets would.
 
-use xcc_core::link::{LinkAlgorithm, PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig, QueueView};
-use xcc_core::wire::{CongestionHeader, PiqiRcpHeader, Segment, SegmentKind};
+use xcc_core::algorithms::piqi_rcp::PiqiRcpHeader;
+use xcc_core::algorithms::piqi_rcp::{PiqiRcpKappa, PiqiRcpRouter, PiqiRcpRouterConfig};
+use xcc_core::link::{LinkAlgorithm, QueueView};
+use xcc_core::wire::{CongestionHeader, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 const T: f64 = 0.005;

@@ -19,7 +19,8 @@
 use crate::checksum;
 use crate::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
 pub use xcc_build::capture::XCC_UDP_PORT;
-use xcc_core::wire::{datagram, tcp_option};
+use xcc_core::algorithms::maxnet::tcp_option;
+use xcc_core::wire::datagram;
 use xcc_core::wire::{CongestionHeader, SegmentKind};
 use xcc_core::Packet;
 
@@ -155,7 +156,7 @@ fn congestion_shim_len(h: &CongestionHeader) -> usize {
 
 /// Kernel MaxNet's TCP option (docs/kernel.md): `254 10 "MX" echo:u24 price:u24` in a TCP
 /// header, found and rewritten (TCP checksum fixed incrementally) by
-/// `xcc_core::wire::tcp_option`. Segments with a payload are data, the others ACKs, so the
+/// `xcc_core::algorithms::maxnet::tcp_option`. Segments with a payload are data, the others ACKs, so the
 /// MaxNet link stamps and counts what it would in the simulator.
 pub struct TcpMaxNetOption;
 

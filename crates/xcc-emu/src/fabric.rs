@@ -539,9 +539,10 @@ mod tests {
     use crate::ipv4::tests::udp_packet;
     use crate::session_router::{link_tasks, SessionRouter};
     use xcc_build::session::Protocol;
-    use xcc_core::link::{AnyLinkAlgorithm, DropTail, DropTailConfig};
-    use xcc_core::session::slbn::Slbn;
-    use xcc_core::session::slbn::{SlbnLink, SlbnPacket, SlbnParams};
+    use xcc_core::algorithms::droptail::{DropTail, DropTailConfig};
+    use xcc_core::algorithms::slbn::Slbn;
+    use xcc_core::algorithms::slbn::{SlbnLink, SlbnPacket, SlbnParams};
+    use xcc_core::link::AnyLinkAlgorithm;
     use xcc_core::session::{ControlPacket, Hop, LinkTask};
     use xcc_core::wire::session::{emit_control, parse_control};
     use xcc_core::Dur;
@@ -653,7 +654,7 @@ mod tests {
         let bytes_in: Vec<u64> = f.links.iter().map(|l| l.stats.bytes_in).collect();
         assert_eq!(bytes_in, [68, 68, 68, 68, 68, 68], "each link once, billed at SLBN's 68 B");
 
-        let leave = SlbnPacket { kind: xcc_core::session::slbn::SlbnKind::Leave, ..want };
+        let leave = SlbnPacket { kind: xcc_core::algorithms::slbn::SlbnKind::Leave, ..want };
         let n = emit_control::<Slbn>(3, Direction::Downstream, &leave, &mut buf).unwrap();
         let t2 = Time(20_000_000);
         let out = through(&mut f, t2, 0, &datagram(S, D, 40_000, SESSION_UDP_PORT, &buf[..n]));
@@ -682,7 +683,7 @@ mod tests {
         assert_eq!(f.links[0].stats.bytes_in, 1000);
         let rm = xcc_core::session::rm_cell::RmCell { kind: xcc_core::session::rm_cell::RmKind::Rm, ccr: 0.0, er: 1e6 };
         let mut buf = [0u8; 64];
-        let n = emit_control::<xcc_core::session::bfyz::Bfyz>(0, Direction::Downstream, &rm, &mut buf).unwrap();
+        let n = emit_control::<xcc_core::algorithms::bfyz::Bfyz>(0, Direction::Downstream, &rm, &mut buf).unwrap();
         let pkt = datagram(S, D, 40_000, SESSION_UDP_PORT, &buf[..n]);
         let out = through(&mut f, Time(200_000_000), 0, &pkt);
         assert_eq!(out, vec![(1, pkt.clone())]);

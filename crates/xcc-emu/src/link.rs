@@ -132,7 +132,7 @@ impl EmuLink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xcc_core::link::{DropTail, DropTailConfig};
+    use xcc_core::algorithms::droptail::{DropTail, DropTailConfig};
 
     fn flight(bytes: u32) -> InFlight {
         InFlight {

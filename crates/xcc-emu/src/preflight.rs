@@ -134,11 +134,11 @@ pub fn check_sessions(s: &Scenario) -> io::Result<()> {
             )));
         }
         let hops = topo.shortest(f.src, f.dst, |l| link_from[l as usize]).map_or(0, |r| r.len());
-        if hops > xcc_core::session::slbn::HopSet::MAX_HOPS {
+        if hops > xcc_core::algorithms::slbn::HopSet::MAX_HOPS {
             return Err(invalid(format!(
                 "flow {}: the route has {hops} links; session protocols handle at most {}",
                 f.name,
-                xcc_core::session::slbn::HopSet::MAX_HOPS
+                xcc_core::algorithms::slbn::HopSet::MAX_HOPS
             )));
         }
     }

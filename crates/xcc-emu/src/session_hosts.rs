@@ -18,14 +18,8 @@ use std::net::{Ipv4Addr, SocketAddrV4, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 
-use xcc_build::session::Protocol;
-use xcc_core::session::bfyz::Bfyz;
-use xcc_core::session::cobb::Cobb;
+use xcc_build::session::{Protocol, ProtocolVisitor};
 use xcc_core::session::data_share::DataShare;
-use xcc_core::session::erica::Erica;
-use xcc_core::session::piqi_rcp::PiqiRcp;
-use xcc_core::session::rcp::Rcp;
-use xcc_core::session::slbn::Slbn;
 use xcc_core::session::{ControlPacket, Direction, SessionProtocol, SourceTask};
 use xcc_core::wire::session::{self as wire, SessionHeader, SessionKind, SessionWire, SESSION_UDP_PORT};
 use xcc_core::wire::WireError;
@@ -60,14 +54,14 @@ pub trait SourceGroup: Send {
 
 /// The sources of `protocol`'s `sessions` sessions.
 pub fn source_group(protocol: &Protocol, sessions: usize) -> Box<dyn SourceGroup> {
-    match *protocol {
-        Protocol::Slbn(p) => Box::new(Sources::<Slbn>::new(p, sessions)),
-        Protocol::Bfyz(p) => Box::new(Sources::<Bfyz>::new(p, sessions)),
-        Protocol::Erica(p) => Box::new(Sources::<Erica>::new(p, sessions)),
-        Protocol::Cobb(p) => Box::new(Sources::<Cobb>::new(p, sessions)),
-        Protocol::Rcp(p) => Box::new(Sources::<Rcp>::new(p, sessions)),
-        Protocol::PiqiRcp(p) => Box::new(Sources::<PiqiRcp>::new(p, sessions)),
+    struct NewSources(usize);
+    impl ProtocolVisitor for NewSources {
+        type Output = Box<dyn SourceGroup>;
+        fn visit<P: SessionProtocol + DataShare + SessionWire + 'static>(self, params: P::Params) -> Self::Output {
+            Box::new(Sources::<P>::new(params, self.0))
+        }
     }
+    protocol.visit(NewSources(sessions))
 }
 
 /// One protocol's sources; `None` before a session joins and once its last control packet is
@@ -460,7 +454,8 @@ fn after_source(s: &mut Session, g: &mut dyn SourceGroup, t: Time, buf: &mut [u8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xcc_core::session::slbn::{SlbnKind, SlbnPacket, SlbnParams};
+    use xcc_core::algorithms::bfyz::Bfyz;
+    use xcc_core::algorithms::slbn::{Slbn, SlbnKind, SlbnPacket, SlbnParams};
 
     /// One SLBN session's host side on bytes, with no network between (every link task
     /// absent, so the fields come back as the source sent them):

@@ -10,13 +10,8 @@
 //! The fabric calls [`SessionRouter::on_link`] at those points; this module keeps the tasks
 //! and the bodies, one group per protocol, and the links' timers (ERICA, COBB).
 
-use xcc_build::session::Protocol;
-use xcc_core::session::bfyz::Bfyz;
-use xcc_core::session::cobb::Cobb;
-use xcc_core::session::erica::Erica;
-use xcc_core::session::piqi_rcp::PiqiRcp;
-use xcc_core::session::rcp::Rcp;
-use xcc_core::session::slbn::Slbn;
+use xcc_build::session::{Protocol, ProtocolVisitor};
+use xcc_core::session::data_share::DataShare;
 use xcc_core::session::{ControlPacket, Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol};
 use xcc_core::wire::session::{self as wire, SessionBody, SessionHeader, SessionWire};
 use xcc_core::wire::WireError;
@@ -49,14 +44,14 @@ pub trait LinkTasks: Send {
 
 /// The link tasks of `protocol` on a network of `links` directed links.
 pub fn link_tasks(protocol: &Protocol, links: usize) -> Box<dyn LinkTasks> {
-    match *protocol {
-        Protocol::Slbn(p) => Box::new(Tasks::<Slbn>::new(p, links)),
-        Protocol::Bfyz(p) => Box::new(Tasks::<Bfyz>::new(p, links)),
-        Protocol::Erica(p) => Box::new(Tasks::<Erica>::new(p, links)),
-        Protocol::Cobb(p) => Box::new(Tasks::<Cobb>::new(p, links)),
-        Protocol::Rcp(p) => Box::new(Tasks::<Rcp>::new(p, links)),
-        Protocol::PiqiRcp(p) => Box::new(Tasks::<PiqiRcp>::new(p, links)),
+    struct NewTasks(usize);
+    impl ProtocolVisitor for NewTasks {
+        type Output = Box<dyn LinkTasks>;
+        fn visit<P: SessionProtocol + DataShare + SessionWire + 'static>(self, params: P::Params) -> Self::Output {
+            Box::new(Tasks::<P>::new(params, self.0))
+        }
     }
+    protocol.visit(NewTasks(links))
 }
 
 /// One protocol's link tasks, created on first use, and its bodies by handle.

@@ -3,8 +3,11 @@
 //! for. A proptest fuzzes the parsers with arbitrary and with mutated valid packets.
 
 use proptest::prelude::*;
-use xcc_core::link::{AnyLinkAlgorithm, DropTail, DropTailConfig, MaxNetRouter, MaxNetRouterConfig};
-use xcc_core::wire::{CongestionHeader, Ecn, MaxNetHeader, Segment, SegmentKind};
+use xcc_core::algorithms::droptail::{DropTail, DropTailConfig};
+use xcc_core::algorithms::maxnet::MaxNetHeader;
+use xcc_core::algorithms::maxnet::{MaxNetRouter, MaxNetRouterConfig};
+use xcc_core::link::AnyLinkAlgorithm;
+use xcc_core::wire::{CongestionHeader, Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 use xcc_emu::carrier::Carriers;
 use xcc_emu::fabric::{Fabric, Port};

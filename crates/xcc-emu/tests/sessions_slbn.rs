@@ -105,7 +105,7 @@ fn session_protocols_through_the_router_match_the_simulator() {
         ("slbn", Some(0.99), 0.01),
         ("bfyz", Some(0.99), 0.01),
         ("cobb", Some(0.99), 0.01),
-        ("piqi_rcp", Some(0.98), 0.01),
+        ("piqi-rcp", Some(0.98), 0.01),
         ("erica", None, 0.035),
         ("rcp", None, 0.02),
     ];

@@ -2,10 +2,12 @@
 //! Linux TCP segment, the MaxNet link raises its price (data only, as in the simulator), and the
 //! segment leaves with a valid TCP checksum (docs/kernel.md).
 
-use xcc_core::link::{AnyLinkAlgorithm, MaxNetRouter, MaxNetRouterConfig};
-use xcc_core::wire::maxnet::{decode_price, encode_price, MAXSTART_FLAG};
-use xcc_core::wire::tcp_option::{self, EXID, KIND, LEN};
-use xcc_core::wire::{HeaderBody, MaxNetHeader};
+use xcc_core::algorithms::maxnet::header::{decode_price, encode_price, MAXSTART_FLAG};
+use xcc_core::algorithms::maxnet::tcp_option::{self, EXID, KIND, LEN};
+use xcc_core::algorithms::maxnet::MaxNetHeader;
+use xcc_core::algorithms::maxnet::{MaxNetRouter, MaxNetRouterConfig};
+use xcc_core::link::AnyLinkAlgorithm;
+use xcc_core::wire::HeaderBody;
 use xcc_core::Time;
 use xcc_emu::carrier::{Carrier, Carriers, Found, TcpMaxNetOption};
 use xcc_emu::fabric::{Fabric, Port};

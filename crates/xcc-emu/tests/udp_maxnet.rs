@@ -1,8 +1,9 @@
 //! xcclab's transport over real UDP through the TUN router: the bytes are the simulator's
 //! (a shared test vector), and a MaxNet flow reaches its oracle rate.
 
+use xcc_core::algorithms::maxnet::MaxNetHeader;
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
-use xcc_core::wire::{CongestionHeader, Ecn, MaxNetHeader, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
+use xcc_core::wire::{CongestionHeader, Ecn, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 use xcc_core::{FlowId, Packet, Time};
 use xcc_emu::carrier::{Carrier, Found, UdpShim};
 use xcc_emu::ipv4::Ipv4;

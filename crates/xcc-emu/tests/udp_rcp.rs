@@ -2,9 +2,11 @@
 //! vector: the transport's encoding and the RCP link's rewrite), and two RCP flows sharing a
 //! bottleneck, one of them limited by a second link, reach their max-min rates.
 
+use xcc_core::algorithms::rcp::RcpHeader;
+use xcc_core::algorithms::rcp::{RcpRouter, RcpRouterConfig};
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
-use xcc_core::link::{AnyLinkAlgorithm, LinkAlgorithm, QueueView, RcpRouter, RcpRouterConfig};
-use xcc_core::wire::{CongestionHeader, Ecn, RcpHeader, Segment, SegmentKind};
+use xcc_core::link::{AnyLinkAlgorithm, LinkAlgorithm, QueueView};
+use xcc_core::wire::{CongestionHeader, Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 use xcc_emu::carrier::Carriers;
 use xcc_emu::fabric::{Fabric, Port};

@@ -8,15 +8,10 @@
 //! source events reach it, never a data packet, so the dynamic call costs nothing that matters
 //! and the simulation stays free of type parameters.
 
-use xcc_build::session::Protocol;
-use xcc_core::session::bfyz::Bfyz;
-use xcc_core::session::cobb::Cobb;
+use xcc_build::session::{Protocol, ProtocolVisitor};
 use xcc_core::session::data_share::DataShare;
-use xcc_core::session::erica::Erica;
-use xcc_core::session::piqi_rcp::PiqiRcp;
-use xcc_core::session::rcp::Rcp;
-use xcc_core::session::slbn::Slbn;
 use xcc_core::session::{ControlPacket, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
+use xcc_core::wire::session::SessionWire;
 use xcc_core::{Dur, Time};
 
 /// What the simulation asks of a protocol's sessions and links. Sessions are numbered densely
@@ -55,14 +50,14 @@ pub trait SessionGroup {
 
 /// The group of a scenario's `protocol` for `sessions` sessions on `links` links.
 pub fn new_group(protocol: &Protocol, sessions: usize, links: usize) -> Box<dyn SessionGroup> {
-    match *protocol {
-        Protocol::Slbn(p) => Box::new(Group::<Slbn>::new(p, sessions, links)),
-        Protocol::Bfyz(p) => Box::new(Group::<Bfyz>::new(p, sessions, links)),
-        Protocol::Erica(p) => Box::new(Group::<Erica>::new(p, sessions, links)),
-        Protocol::Cobb(p) => Box::new(Group::<Cobb>::new(p, sessions, links)),
-        Protocol::Rcp(p) => Box::new(Group::<Rcp>::new(p, sessions, links)),
-        Protocol::PiqiRcp(p) => Box::new(Group::<PiqiRcp>::new(p, sessions, links)),
+    struct NewGroup(usize, usize);
+    impl ProtocolVisitor for NewGroup {
+        type Output = Box<dyn SessionGroup>;
+        fn visit<P: SessionProtocol + DataShare + SessionWire + 'static>(self, params: P::Params) -> Self::Output {
+            Box::new(Group::<P>::new(params, self.0, self.1))
+        }
     }
+    protocol.visit(NewGroup(sessions, links))
 }
 
 /// One protocol's sessions, link tasks and control packets.
@@ -199,7 +194,7 @@ impl<P: DataShare> SessionGroup for Group<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xcc_core::session::slbn::SlbnParams;
+    use xcc_core::algorithms::slbn::{Slbn, SlbnParams};
     use xcc_core::session::Direction;
 
     fn hop(index: u16, dir: Direction) -> Hop {

@@ -324,13 +324,13 @@ impl Simulation {
                 }
                 FlowKind::Session { protocol, size_bytes, demand_bps, packet_bytes } => {
                     // SLBN names the links of a path by position in a 128-bit set.
-                    if fwd.len as usize > xcc_core::session::slbn::HopSet::MAX_HOPS {
+                    if fwd.len as usize > xcc_core::algorithms::slbn::HopSet::MAX_HOPS {
                         return Err(err(
                             &f.origin,
                             format!(
                                 "the route has {} links; session protocols handle at most {}",
                                 fwd.len,
-                                xcc_core::session::slbn::HopSet::MAX_HOPS
+                                xcc_core::algorithms::slbn::HopSet::MAX_HOPS
                             ),
                         ));
                     }

@@ -256,7 +256,7 @@ fn the_other_protocols_on_a_small_transit_stub_network_as_measured() {
     let (q, ee, _, _) = peer_run("cobb");
     assert!(q[0] > -60.0 && q[1].abs() < 15.0 && q[2] < 40.0, "COBB {q:?}");
     assert!(full(&ee), "COBB {ee:?}");
-    let (q, ee, queue, offered) = peer_run("piqi_rcp");
+    let (q, ee, queue, offered) = peer_run("piqi-rcp");
     assert!(q[0] < -50.0 && q[2] > 50.0, "PIQI-RCP {q:?}");
     assert!(full(&ee) && growing(&queue), "PIQI-RCP {ee:?} {queue:?}");
     assert!(overshoots(&offered), "PIQI-RCP offered {offered:?}");

@@ -226,7 +226,7 @@ fn delivered_rates(
 /// link's input, data and control, at gamma C (our 0.98), so its delivered data, not data over
 /// the share, is held to 0.98 times the oracle's rate: within 0.5 % over 2-4 s.
 fn piqi_rcp_converges(capacities_mbps: &[f64], sessions: &[Session]) {
-    for (k, (got, x)) in delivered_rates("piqi_rcp", capacities_mbps, sessions, (2.0, 4.0)).into_iter().enumerate() {
+    for (k, (got, x)) in delivered_rates("piqi-rcp", capacities_mbps, sessions, (2.0, 4.0)).into_iter().enumerate() {
         let err = (got - 0.98 * x) / (0.98 * x);
         assert!(
             err.abs() < 0.005,

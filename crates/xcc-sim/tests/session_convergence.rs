@@ -5,7 +5,7 @@
 //! `converges::<P>` is generic so each session protocol can add its own cases.
 
 use serde_json::{json, Value};
-use xcc_core::session::slbn::Slbn;
+use xcc_core::algorithms::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 use xcc_core::{Dur, Time};
 use xcc_sim::session::network::{Edge, Network};
@@ -172,7 +172,7 @@ fn slbn_transit_stub_thousands_of_sessions() {
 /// gamma C / N (gamma = 0.98, its target utilisation), within 3 %.
 #[test]
 fn piqi_rcp_single_link_settles_near_gamma_fair_share() {
-    use xcc_core::session::piqi_rcp::PiqiRcp;
+    use xcc_core::algorithms::piqi_rcp::session::PiqiRcp;
     let net = chain(&[90e6]);
     let mut s = Sessions::default();
     for i in 0..3 {

@@ -14,9 +14,9 @@
 //!   `[x*, (1 + delta) x* / 0.99]`, with 1 % slack for the discrete averaging intervals.
 
 use serde_json::{json, Value};
-use xcc_core::session::bfyz::Bfyz;
-use xcc_core::session::cobb::Cobb;
-use xcc_core::session::erica::Erica;
+use xcc_core::algorithms::bfyz::Bfyz;
+use xcc_core::algorithms::cobb::Cobb;
+use xcc_core::algorithms::erica::Erica;
 use xcc_core::session::SessionProtocol;
 use xcc_core::{Dur, Time};
 use xcc_sim::session::network::{Edge, Network};
@@ -212,14 +212,14 @@ fn bfyz_transit_stub_network() {
 /// and a rate step of at most 0.5 % per 10 ms (8 s: still 6-14 % below, 12 s: within 1 %).
 #[test]
 fn rcp_small_networks_at_its_fixed_point() {
-    use xcc_core::session::rcp::Rcp;
+    use xcc_core::algorithms::rcp::session::Rcp;
     within::<Rcp>(Value::Null, 20.0, 0.99, 1.0 / DATA_SHARE + 0.01);
 }
 
 /// RCP: departures free bandwidth without any signalling (the links measure their input).
 #[test]
 fn rcp_departures() {
-    use xcc_core::session::rcp::Rcp;
+    use xcc_core::algorithms::rcp::session::Rcp;
     let mut s = Sessions::default();
     for i in 0..6 {
         add(&mut s, i % 2, 2, i as u64, INF);
@@ -239,7 +239,7 @@ fn rcp_departures() {
 /// on a transit-stub network with arrivals and departures).
 #[test]
 fn rcp_and_bfyz_runs_are_deterministic() {
-    use xcc_core::session::rcp::Rcp;
+    use xcc_core::algorithms::rcp::session::Rcp;
     let p = TransitStubParams {
         transit_domains: 1,
         transit_routers_per_domain: 3,
@@ -287,7 +287,7 @@ fn rcp_and_bfyz_runs_are_deterministic() {
 /// RCP's parameters are strict: a preset by name, nothing else unknown.
 #[test]
 fn rcp_parameters_are_checked() {
-    use xcc_core::session::rcp::Rcp;
+    use xcc_core::algorithms::rcp::session::Rcp;
     let (net, sessions) = {
         let mut s = Sessions::default();
         add(&mut s, 0, 1, 0, INF);

@@ -52,7 +52,9 @@ def scenario(experiment: dict[str, Any], name: str, packet_bytes: int) -> dict[s
     """The ``[sessions]`` scenario of a session-driver experiment dict (same seed, network,
     workload, duration and sample interval)."""
     params = experiment.get("protocol_params") or {}
-    protocol: Any = {"kind": experiment["protocol"], **params} if params else experiment["protocol"]
+    # Reports key their runs by a file-safe name ("piqi_rcp"); scenarios take the algorithm's.
+    kind = experiment["protocol"].replace("_", "-")
+    protocol: Any = {"kind": kind, **params} if params else kind
     sessions: dict[str, Any] = {
         "protocol": protocol,
         "packet_size": f"{packet_bytes}B",

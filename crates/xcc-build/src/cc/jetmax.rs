@@ -3,6 +3,7 @@
 //! resolved parameters (defaults from `JetMaxConfig`), and the controller built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::jetmax::*;
 
 /// `cc = { kind = "jetmax", tau = 0.6, probe_wait = "100ms" }`.
 #[derive(Deserialize, Debug)]

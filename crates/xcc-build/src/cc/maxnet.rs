@@ -4,6 +4,7 @@
 //! controller and echoer built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::maxnet::*;
 
 /// `cc = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
 #[derive(Deserialize, Debug)]

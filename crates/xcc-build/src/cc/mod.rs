@@ -10,6 +10,13 @@ pub mod piqi_rcp;
 pub mod rcp;
 pub mod xcp;
 
+pub use jetmax::JetMaxCcParams;
+pub use maxnet::MaxNetCcParams;
+pub use newreno::NewRenoParams;
+pub use piqi_rcp::PiqiRcpCcParams;
+pub use rcp::RcpCcParams;
+pub use xcp::XcpCcParams;
+
 use serde::Serialize;
 use serde_json::Value;
 use xcc_core::host::{AnyController, AnyEchoer, PlainEcho};
@@ -19,13 +26,6 @@ use xcc_core::Dur;
 use crate::scenario::model::Transport;
 use crate::scenario::resolve::Resolver;
 use crate::scenario::ScenarioError;
-
-pub use jetmax::JetMaxCcParams;
-pub use maxnet::MaxNetCcParams;
-pub use newreno::NewRenoParams;
-pub use piqi_rcp::PiqiRcpCcParams;
-pub use rcp::RcpCcParams;
-pub use xcp::XcpCcParams;
 
 /// What every sender algorithm's parameters provide.
 pub trait CcConfig: Sized {
@@ -73,20 +73,26 @@ mod prelude {
 }
 
 macro_rules! cc_registry {
-    ( $( $kw:literal as $tag:literal => $V:ident($P:ty) ),* $(,)? ) => {
+    ( $( $name:literal $m:ident {
+        $( link: $LV:ident($LT:ident, $LP:ident) as $ltag:literal; )?
+        $( host: $HV:ident($HT:ident, $HP:ident) as $htag:literal; )?
+        $( echo: $EV:ident($ET:ident); )?
+        $( header: $XV:ident($XT:ident); )?
+        $( session: $SV:ident($ST:ident, $SP:ident); )?
+    } )* ) => {
         /// A flow sender's algorithm with its resolved parameters (`run.json` records it with
         /// the serde tag `kind`).
         #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
         #[serde(tag = "kind")]
         pub enum Cc {
-            $( #[serde(rename = $tag)] $V($P) ),*
+            $( $( #[serde(rename = $htag)] $HV($m::$HP), )? )*
         }
 
         impl Cc {
             /// The names scenarios use, in registry order.
-            pub const NAMES: &'static [&'static str] = &[$($kw),*];
+            pub const NAMES: &'static [&'static str] = &[$( $( xcc_core::second!($HV, $name), )? )*];
             /// The `kind` tags `run.json` records, in registry order.
-            pub const TAGS: &'static [&'static str] = &[$($tag),*];
+            pub const TAGS: &'static [&'static str] = &[$( $( $htag, )? )*];
 
             /// Bytes the congestion header adds to every data packet of each algorithm with its
             /// default parameters, in registry order (what the max-min references of a run
@@ -104,7 +110,7 @@ macro_rules! cc_registry {
 
             pub fn name(&self) -> &'static str {
                 match self {
-                    $( Cc::$V(_) => $kw ),*
+                    $( $( Cc::$HV(_) => $name, )? )*
                 }
             }
 
@@ -116,7 +122,9 @@ macro_rules! cc_registry {
                 v: Option<&Value>,
             ) -> Option<Result<Cc, ScenarioError>> {
                 match name {
-                    $( $kw => Some(<$P as CcConfig>::resolve(res, path, v).map(Cc::$V)), )*
+                    $( $( xcc_core::second!($HV, $name) => {
+                        Some(<$m::$HP as CcConfig>::resolve(res, path, v).map(Cc::$HV))
+                    } )? )*
                     _ => None,
                 }
             }
@@ -124,44 +132,37 @@ macro_rules! cc_registry {
             /// The sender's controller for a flow with transport `t`.
             pub fn controller(&self, t: &Transport) -> AnyController {
                 match self {
-                    $( Cc::$V(p) => p.controller(t), )*
+                    $( $( Cc::$HV(p) => p.controller(t), )? )*
                 }
             }
 
             /// The receiver's echoer; `two_way_delay` is the path's round-trip propagation delay.
             pub fn echoer(&self, two_way_delay: Dur) -> AnyEchoer {
                 match self {
-                    $( Cc::$V(p) => p.echoer(two_way_delay), )*
+                    $( $( Cc::$HV(p) => p.echoer(two_way_delay), )? )*
                 }
             }
 
             /// The congestion header its packets carry (see [`CcConfig::shim`]).
             pub fn shim(&self) -> CongestionHeader {
                 match self {
-                    $( Cc::$V(p) => p.shim(), )*
+                    $( $( Cc::$HV(p) => p.shim(), )? )*
                 }
             }
 
             /// The Linux congestion control standing in for it (see [`CcConfig::linux_tcp`]).
             pub fn linux_tcp(&self, kernel_stack: bool) -> Option<&'static str> {
                 match self {
-                    $( Cc::$V(p) => p.linux_tcp(kernel_stack), )*
+                    $( $( Cc::$HV(p) => p.linux_tcp(kernel_stack), )? )*
                 }
             }
         }
     };
 }
 
-// The registry of sender algorithms: one line each, `name as tag`: the name scenarios use, and
-// the `kind` tag `run.json` records for it (kept from before the registry).
-cc_registry! {
-    "newreno" as "new_reno" => NewReno(NewRenoParams),
-    "maxnet" as "maxnet" => MaxNet(MaxNetCcParams),
-    "xcp" as "xcp" => Xcp(XcpCcParams),
-    "rcp" as "rcp" => Rcp(RcpCcParams),
-    "piqi-rcp" as "piqi-rcp" => PiqiRcp(PiqiRcpCcParams),
-    "jetmax" as "jetmax" => JetMax(JetMaxCcParams),
-}
+// One variant per line of the algorithm registry (`xcc_core::for_each_algorithm!`) with a `host`
+// role: the name scenarios use, and the `kind` tag `run.json` records for it.
+xcc_core::for_each_algorithm!(cc_registry);
 
 #[cfg(test)]
 mod tests {

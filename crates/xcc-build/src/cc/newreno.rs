@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the controller built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::newreno::*;
 
 /// `cc = { kind = "newreno", initial_window = N }` (also the table form of xcp and rcp, which
 /// take no parameters).

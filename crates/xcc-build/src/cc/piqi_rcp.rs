@@ -2,6 +2,7 @@
 //! parameters. The scenario entry, its (empty) resolved parameters, and the controller.
 
 use super::prelude::*;
+use xcc_core::algorithms::piqi_rcp::*;
 
 /// PIQI-RCP's sender takes no parameters (its rate is the routers').
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

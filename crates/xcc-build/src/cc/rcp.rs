@@ -3,6 +3,7 @@
 
 use super::newreno::CcTableSpec;
 use super::prelude::*;
+use xcc_core::algorithms::rcp::*;
 
 /// RCP's sender takes no parameters (its rate is the routers').
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -3,6 +3,7 @@
 
 use super::newreno::CcTableSpec;
 use super::prelude::*;
+use xcc_core::algorithms::xcp::*;
 
 /// XCP's sender takes no parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::droptail::*;
 
 /// DropTail has no parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

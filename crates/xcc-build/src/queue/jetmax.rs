@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::jetmax::*;
 
 /// `queue = { kind = "jetmax", ... }` (reconstructed law; docs/algorithms/jetmax.md).
 #[derive(Deserialize, Debug)]
@@ -25,7 +26,7 @@ impl QueueConfig for JetMaxRouterParams {
     /// JetMax's router (reconstructed): gamma 0.95, D 20 ms.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<JetMaxQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;
-        let d = xcc_core::link::JetMaxRouterConfig::default();
+        let d = xcc_core::algorithms::jetmax::JetMaxRouterConfig::default();
         let (gamma, interval) = match m {
             None => (None, None),
             Some(m) => (m.gamma, m.interval),

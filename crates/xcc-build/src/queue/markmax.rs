@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::markmax::*;
 
 /// `queue = { kind = "markmax", variant = "b", theta = "240pkt", ... }`.
 #[derive(Deserialize, Debug)]

@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::maxnet::*;
 
 /// `queue = { kind = "maxnet", ... }` (seed 000, Section VI defaults).
 #[derive(Deserialize, Debug)]
@@ -31,7 +32,7 @@ impl QueueConfig for MaxNetRouterParams {
     /// MaxNet's router: seed 000's defaults (dt_p 1 ms, T0 130 ms, T 0.4 s, x_max 1e15), mu 0.9.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<MaxNetQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;
-        let d = xcc_core::link::MaxNetRouterConfig::default();
+        let d = xcc_core::algorithms::maxnet::MaxNetRouterConfig::default();
         let (mu, dt_p, t0, t, x_max) = match m {
             None => (None, None, None, None, None),
             Some(m) => (m.mu, m.dt_p, m.t0, m.t, m.x_max),

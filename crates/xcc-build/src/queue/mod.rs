@@ -1,8 +1,8 @@
 //! The link algorithms a scenario can name (`queue = ...` of a link), one file each: the entry
 //! as written (its serde spec), its resolved parameters with their defaults and sources, and
-//! the xcc-core algorithm built from them. The registry below is the one list of them: the
-//! names scenarios use, the error listing the known names, `xcc list` and Python all come from
-//! it.
+//! the xcc-core algorithm built from them. [`Queue`] is made from the one algorithm registry
+//! (`xcc_core::for_each_algorithm!`): the names scenarios use, the error listing the known
+//! names, `xcc list` and Python all come from it.
 
 pub mod droptail;
 pub mod jetmax;
@@ -58,27 +58,33 @@ mod prelude {
 }
 
 macro_rules! queue_registry {
-    ( $( $kw:literal as $tag:literal => $V:ident($P:ty) ),* $(,)? ) => {
+    ( $( $name:literal $m:ident {
+        $( link: $LV:ident($LT:ident, $LP:ident) as $ltag:literal; )?
+        $( host: $HV:ident($HT:ident, $HP:ident) as $htag:literal; )?
+        $( echo: $EV:ident($ET:ident); )?
+        $( header: $XV:ident($XT:ident); )?
+        $( session: $SV:ident($ST:ident, $SP:ident); )?
+    } )* ) => {
         /// A link direction's algorithm with its resolved parameters (`run.json` records it
         /// with the serde tag `kind`).
         #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
         #[serde(tag = "kind")]
         pub enum Queue {
-            $( #[serde(rename = $tag)] $V($P) ),*
+            $( $( #[serde(rename = $ltag)] $LV($m::$LP), )? )*
         }
 
         impl Queue {
             /// The names scenarios use, in registry order.
-            pub const NAMES: &'static [&'static str] = &[$($kw),*];
+            pub const NAMES: &'static [&'static str] = &[$( $( xcc_core::second!($LV, $name), )? )*];
             /// The `kind` tags `run.json` records, in registry order.
-            pub const TAGS: &'static [&'static str] = &[$($tag),*];
+            pub const TAGS: &'static [&'static str] = &[$( $( $ltag, )? )*];
             /// Each algorithm's [`QueueConfig::TARGET_UTILISATION`], in registry order.
             pub const TARGET_UTILISATION: &'static [Option<&'static str>] =
-                &[$(<$P as QueueConfig>::TARGET_UTILISATION),*];
+                &[$( $( <$m::$LP as QueueConfig>::TARGET_UTILISATION, )? )*];
 
             pub fn name(&self) -> &'static str {
                 match self {
-                    $( Queue::$V(_) => $kw ),*
+                    $( $( Queue::$LV(_) => $name, )? )*
                 }
             }
 
@@ -90,7 +96,9 @@ macro_rules! queue_registry {
                 v: Option<&Value>,
             ) -> Option<Result<Queue, ScenarioError>> {
                 match name {
-                    $( $kw => Some(<$P as QueueConfig>::resolve(res, path, v).map(Queue::$V)), )*
+                    $( $( xcc_core::second!($LV, $name) => {
+                        Some(<$m::$LP as QueueConfig>::resolve(res, path, v).map(Queue::$LV))
+                    } )? )*
                     _ => None,
                 }
             }
@@ -98,25 +106,16 @@ macro_rules! queue_registry {
             /// The xcc-core algorithm for a link of `rate_bps`.
             pub fn build(&self, rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm {
                 match self {
-                    $( Queue::$V(p) => p.build(rng, rate_bps), )*
+                    $( $( Queue::$LV(p) => p.build(rng, rate_bps), )? )*
                 }
             }
         }
     };
 }
 
-// The registry of link algorithms: one line each, `name as tag`: the name scenarios use, and
-// the `kind` tag `run.json` records for it (kept from before the registry).
-queue_registry! {
-    "droptail" as "drop_tail" => DropTail(DropTailParams),
-    "red" as "red" => Red(RedParams),
-    "markmax" as "markmax" => MarkMax(MarkMaxParams),
-    "maxnet" as "maxnet" => MaxNet(MaxNetRouterParams),
-    "xcp" as "xcp" => Xcp(XcpRouterParams),
-    "rcp" as "rcp" => Rcp(RcpRouterParams),
-    "piqi-rcp" as "piqi-rcp" => PiqiRcp(PiqiRcpRouterParams),
-    "jetmax" as "jetmax" => JetMax(JetMaxRouterParams),
-}
+// One variant per line of the algorithm registry (`xcc_core::for_each_algorithm!`) with a `link`
+// role: the name scenarios use, and the `kind` tag `run.json` records for it.
+xcc_core::for_each_algorithm!(queue_registry);
 
 #[cfg(test)]
 mod tests {

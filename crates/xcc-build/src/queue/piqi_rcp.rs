@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::piqi_rcp::*;
 
 /// `queue = { kind = "piqi-rcp", ... }` (reconstructed law; docs/algorithms/piqi-rcp.md).
 #[derive(Deserialize, Debug)]
@@ -48,7 +49,7 @@ impl QueueConfig for PiqiRcpRouterParams {
     /// RTT before any sample 200 ms.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<PiqiRcpQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;
-        let d = xcc_core::link::PiqiRcpRouterConfig::default();
+        let d = xcc_core::algorithms::piqi_rcp::PiqiRcpRouterConfig::default();
         let m = m.unwrap_or(PiqiRcpQueueSpec {
             kind: "piqi-rcp".into(),
             interval: None,

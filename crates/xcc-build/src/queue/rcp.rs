@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::rcp::*;
 
 /// `queue = { kind = "rcp", preset = "stanford", ... }`: a named parameter set, then overrides.
 #[derive(Deserialize, Debug)]
@@ -40,7 +41,7 @@ pub struct RcpRouterParams {
 
 /// The default cap of the control interval, ns-2's `upd_timeslot_` (10 ms)?
 fn is_ns2_timeslot(v: &Option<u64>) -> bool {
-    *v == Some(xcc_core::link::RcpRouterConfig::default().upd_timeslot.as_ns())
+    *v == Some(xcc_core::algorithms::rcp::RcpRouterConfig::default().upd_timeslot.as_ns())
 }
 
 impl QueueConfig for RcpRouterParams {
@@ -49,7 +50,7 @@ impl QueueConfig for RcpRouterParams {
     /// RCP's router: a named preset (default "stanford": alpha 0.4, beta 1), then overrides.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<RcpQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;
-        use xcc_core::link::{RcpRouterConfig, RCP_PRESETS};
+        use xcc_core::algorithms::rcp::{RcpRouterConfig, RCP_PRESETS};
         let m = m.unwrap_or(RcpQueueSpec {
             kind: "rcp".into(),
             preset: None,

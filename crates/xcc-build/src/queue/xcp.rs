@@ -2,6 +2,7 @@
 //! The scenario entry as written, its resolved parameters, and the algorithm built from them.
 
 use super::prelude::*;
+use xcc_core::algorithms::xcp::*;
 
 /// `queue = { kind = "xcp", ... }` (alpha 0.4, beta 0.226, gamma 0.1 by default).
 #[derive(Deserialize, Debug)]
@@ -25,7 +26,7 @@ impl QueueConfig for XcpRouterParams {
     /// XCP's router: alpha 0.4, beta 0.226, gamma 0.1 unless given.
     fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError> {
         let m: Option<XcpQueueSpec> = v.map(|v| typed(v.clone(), path, res.source)).transpose()?;
-        let d = xcc_core::link::XcpRouterConfig::default();
+        let d = xcc_core::algorithms::xcp::XcpRouterConfig::default();
         let (alpha, beta, gamma) = match m {
             None => (d.alpha, d.beta, d.gamma),
             Some(m) => (m.alpha.unwrap_or(d.alpha), m.beta.unwrap_or(d.beta), m.gamma.unwrap_or(d.gamma)),

@@ -3,26 +3,12 @@
 //! [`crate::transport`] decides *what* to send (new data or a retransmission) and when a loss
 //! happened, so window- and rate-based schemes are compared on the same footing (seed 002).
 //!
-//! Adding an algorithm: one file here, its `pub mod` line and one line in the registry of
-//! [`AnyController`] (and, if its receiver does more than copy the header back, one in
-//! [`AnyEchoer`]); docs/architecture.md, "Adding an algorithm".
-
-pub mod jetmax;
-pub mod maxnet;
-pub mod newreno;
-pub mod piqi_rcp;
-pub mod rcp;
-pub mod xcp;
+//! The algorithms themselves live in their folders under [`crate::algorithms`]; the registry
+//! there makes [`AnyController`] and [`AnyEchoer`] (docs/architecture.md, "Adding an
+//! algorithm").
 
 use crate::time::{Dur, Time};
 use crate::wire::CongestionHeader;
-
-pub use jetmax::{JetMax, JetMaxConfig};
-pub use maxnet::{MaxNet, MaxNetConfig, MaxNetEcho};
-pub use newreno::{NewReno, NewRenoConfig};
-pub use piqi_rcp::{PiqiRcp, PiqiRcpConfig};
-pub use rcp::{Rcp, RcpConfig};
-pub use xcp::{Xcp, XcpConfig, XcpEcho};
 
 /// What one arriving ACK told the transport, handed to the controller after the transport has
 /// updated its own state (RTT estimator, scoreboard, bytes in flight).
@@ -104,33 +90,49 @@ pub trait Controller {
     fn on_probe_sent(&mut self, _now: Time) {}
 }
 
-macro_rules! controllers {
-    ( $( $V:ident($T:ty) ),* $(,)? ) => {
-        /// Static dispatch over every sender algorithm.
+macro_rules! host_algorithms {
+    ( $( $name:literal $m:ident {
+        $( link: $LV:ident($LT:ident, $LP:ident) as $ltag:literal; )?
+        $( host: $HV:ident($HT:ident, $HP:ident) as $htag:literal; )?
+        $( echo: $EV:ident($ET:ident); )?
+        $( header: $XV:ident($XT:ident); )?
+        $( session: $SV:ident($ST:ident, $SP:ident); )?
+    } )* ) => {
+        /// Static dispatch over every sender algorithm, one variant per registry line with a
+        /// `host` role.
         #[derive(Debug, Clone)]
         pub enum AnyController {
-            $( $V($T) ),*
+            $( $( $HV($crate::algorithms::$m::$HT), )? )*
         }
 
         macro_rules! dispatch {
             ($self:expr, $a:ident => $body:expr) => {
                 match $self {
-                    $( AnyController::$V($a) => $body, )*
+                    $( $( AnyController::$HV($a) => $body, )? )*
+                }
+            };
+        }
+
+        /// Static dispatch over every receiver algorithm: the plain echo, and one variant per
+        /// registry line with an `echo` role.
+        #[derive(Debug, Clone)]
+        pub enum AnyEchoer {
+            Plain(PlainEcho),
+            $( $( $EV($crate::algorithms::$m::$ET), )? )*
+        }
+
+        macro_rules! dispatch_echoer {
+            ($self:expr, $a:ident => $body:expr) => {
+                match $self {
+                    AnyEchoer::Plain($a) => $body,
+                    $( $( AnyEchoer::$EV($a) => $body, )? )*
                 }
             };
         }
     };
 }
 
-// The registry of sender algorithms: one line each.
-controllers! {
-    NewReno(NewReno),
-    MaxNet(MaxNet),
-    Xcp(Xcp),
-    Rcp(Rcp),
-    PiqiRcp(PiqiRcp),
-    JetMax(JetMax),
-}
+crate::for_each_algorithm!(host_algorithms);
 
 impl Controller for AnyController {
     #[inline]
@@ -210,29 +212,13 @@ impl Echoer for PlainEcho {
     }
 }
 
-/// Static dispatch over every receiver algorithm.
-#[derive(Debug, Clone)]
-pub enum AnyEchoer {
-    Plain(PlainEcho),
-    MaxNet(MaxNetEcho),
-    Xcp(XcpEcho),
-}
-
 impl Echoer for AnyEchoer {
     #[inline]
     fn on_data(&mut self, now: Time, hdr: &CongestionHeader) {
-        match self {
-            AnyEchoer::Plain(e) => e.on_data(now, hdr),
-            AnyEchoer::MaxNet(e) => e.on_data(now, hdr),
-            AnyEchoer::Xcp(e) => e.on_data(now, hdr),
-        }
+        dispatch_echoer!(self, e => e.on_data(now, hdr))
     }
     #[inline]
     fn echo(&mut self, now: Time) -> CongestionHeader {
-        match self {
-            AnyEchoer::Plain(e) => e.echo(now),
-            AnyEchoer::MaxNet(e) => e.echo(now),
-            AnyEchoer::Xcp(e) => e.echo(now),
-        }
+        dispatch_echoer!(self, e => e.echo(now))
     }
 }

@@ -9,34 +9,16 @@
 //!   `wants_dequeue()`); explicit protocols stamp their feedback here.
 //! - `on_timeout` at `poll_timeout()` (control intervals); early or repeated calls do nothing.
 //!
-//! Adding an algorithm: one file here, its `pub mod` line and one line in the registry below
-//! (and its scenario entry in `xcc-build`'s `queue/`; docs/architecture.md, "Adding an
-//! algorithm").
+//! The algorithms themselves live in their folders under [`crate::algorithms`]; the registry
+//! there makes [`AnyLinkAlgorithm`] (docs/architecture.md, "Adding an algorithm").
 
 pub mod control_interval;
-pub mod droptail;
 #[cfg(test)]
 pub(crate) mod fake_queue;
-pub mod jetmax;
-pub mod markmax;
-pub mod maxnet;
 pub mod model;
-pub mod piqi_rcp;
-pub mod rcp;
-pub mod red;
-pub mod xcp;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
-
-pub use droptail::{DropTail, DropTailConfig};
-pub use jetmax::{JetMaxRouter, JetMaxRouterConfig, JetMaxStats};
-pub use markmax::{MarkMax, MarkMaxConfig, MarkMaxStats, MarkMaxUnit, MarkMaxVariant};
-pub use maxnet::{MaxNetRouter, MaxNetRouterConfig};
-pub use piqi_rcp::{PiqiRcpKappa, PiqiRcpLaw, PiqiRcpRouter, PiqiRcpRouterConfig};
-pub use rcp::{RcpRouter, RcpRouterConfig, RcpRttFilter, RCP_PRESETS};
-pub use red::{Red, RedAction, RedConfig, RedStats, RedUnit, RedVariant};
-pub use xcp::{XcpRouter, XcpRouterConfig};
 
 /// What happens to an arriving packet.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -98,34 +80,31 @@ pub trait LinkAlgorithm {
 }
 
 macro_rules! link_algorithms {
-    ( $( $V:ident($T:ty) ),* $(,)? ) => {
-        /// Static dispatch over every link algorithm (no `Box<dyn>` in the hot loop).
+    ( $( $name:literal $m:ident {
+        $( link: $LV:ident($LT:ident, $LP:ident) as $ltag:literal; )?
+        $( host: $HV:ident($HT:ident, $HP:ident) as $htag:literal; )?
+        $( echo: $EV:ident($ET:ident); )?
+        $( header: $XV:ident($XT:ident); )?
+        $( session: $SV:ident($ST:ident, $SP:ident); )?
+    } )* ) => {
+        /// Static dispatch over every link algorithm (no `Box<dyn>` in the hot loop), one
+        /// variant per registry line with a `link` role.
         #[derive(Debug, Clone)]
         pub enum AnyLinkAlgorithm {
-            $( $V($T) ),*
+            $( $( $LV($crate::algorithms::$m::$LT), )? )*
         }
 
         macro_rules! dispatch {
             ($self:expr, $a:ident => $body:expr) => {
                 match $self {
-                    $( AnyLinkAlgorithm::$V($a) => $body, )*
+                    $( $( AnyLinkAlgorithm::$LV($a) => $body, )? )*
                 }
             };
         }
     };
 }
 
-// The registry of link algorithms: one line each.
-link_algorithms! {
-    DropTail(DropTail),
-    Red(Red),
-    MarkMax(MarkMax),
-    MaxNet(MaxNetRouter),
-    Xcp(XcpRouter),
-    Rcp(RcpRouter),
-    PiqiRcp(PiqiRcpRouter),
-    JetMax(JetMaxRouter),
-}
+crate::for_each_algorithm!(link_algorithms);
 
 impl LinkAlgorithm for AnyLinkAlgorithm {
     #[inline]

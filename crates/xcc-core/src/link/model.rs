@@ -531,9 +531,11 @@ impl<T, S: Packets<T>> QueueView for View<'_, T, S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::link::{DropTail, DropTailConfig, RcpRouter, RcpRouterConfig};
+    use crate::algorithms::droptail::{DropTail, DropTailConfig};
+    use crate::algorithms::rcp::RcpHeader;
+    use crate::algorithms::rcp::{RcpRouter, RcpRouterConfig};
     use crate::rng::component_rng;
-    use crate::wire::{CongestionHeader, RcpHeader, Segment, SegmentKind};
+    use crate::wire::{CongestionHeader, Segment, SegmentKind};
 
     /// An item that carries its packet (as the emulator's do).
     #[derive(Copy, Clone, Default)]

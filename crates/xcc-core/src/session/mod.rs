@@ -18,11 +18,7 @@
 
 pub mod budget;
 pub mod data_share;
-pub mod slbn;
 // Seed 004's comparison algorithms and the per-session table ERICA and BFYZ keep at links.
-pub mod bfyz;
-pub mod cobb;
-pub mod erica;
 #[cfg(test)]
 mod peer_convergence;
 pub mod rm_cell;
@@ -141,11 +137,11 @@ pub trait SessionProtocol {
     /// Name used in configurations and reports (`"slbn"`).
     const NAME: &'static str;
     /// Control packet fields (all protocol state the packet carries).
-    type Packet: ControlPacket;
-    type Link: LinkTask<Packet = Self::Packet>;
-    type Source: SourceTask<Packet = Self::Packet>;
+    type Packet: ControlPacket + Send;
+    type Link: LinkTask<Packet = Self::Packet> + Send;
+    type Source: SourceTask<Packet = Self::Packet> + Send;
     /// Protocol parameters, read from the experiment configuration (strict serde).
-    type Params: Clone + Default + core::fmt::Debug + serde::de::DeserializeOwned;
+    type Params: Clone + Default + core::fmt::Debug + serde::de::DeserializeOwned + Send;
 
     /// The task of a link of `capacity` bit/s.
     fn new_link(params: &Self::Params, capacity: f64) -> Self::Link;
@@ -155,5 +151,3 @@ pub trait SessionProtocol {
 
 // Closed-loop rate protocols adapted to session experiments (seed 004's RCP-family baselines).
 pub mod feedback;
-pub mod piqi_rcp;
-pub mod rcp;

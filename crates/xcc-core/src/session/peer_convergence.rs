@@ -12,11 +12,11 @@
 //!   `(1 + delta) U C` is a fixed point. The test therefore asks for rates between the oracle's
 //!   (with capacities `U C`) and `1 + delta` times it, within 1 % for the discrete ticks.
 
-use super::bfyz::{Bfyz, BfyzParams};
-use super::cobb::{Cobb, CobbParams};
-use super::erica::{Erica, EricaParams};
 use super::test_network::{networks, run};
 use super::SessionProtocol;
+use crate::algorithms::bfyz::{Bfyz, BfyzParams};
+use crate::algorithms::cobb::{Cobb, CobbParams};
+use crate::algorithms::erica::{Erica, EricaParams};
 use crate::time::{Dur, Time};
 
 fn relative_errors<P: SessionProtocol>(

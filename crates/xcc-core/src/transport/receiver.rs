@@ -605,7 +605,7 @@ mod tests {
     /// changes neither the cumulative ACK nor the delivered bytes.
     #[test]
     fn probe_is_answered_at_once_outside_the_sequence_space() {
-        use crate::wire::RcpHeader;
+        use crate::algorithms::rcp::RcpHeader;
         let mut r = rx(cfg());
         assert_eq!(r.on_packet(Time(0), &data(0, 0)), MSS as u64);
         let _ = acks(&mut r, Time(0));

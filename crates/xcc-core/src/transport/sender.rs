@@ -982,7 +982,7 @@ impl<C: Controller> Sender<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::{NewReno, NewRenoConfig};
+    use crate::algorithms::newreno::{NewReno, NewRenoConfig};
 
     const MSS: u32 = 1000;
 
@@ -1296,8 +1296,8 @@ mod tests {
     //  Lost: one per 1.35 ms.
     #[test]
     fn retiming_keeps_the_schedule_of_a_late_driver() {
-        use crate::host::{Rcp, RcpConfig};
-        use crate::wire::RcpHeader;
+        use crate::algorithms::rcp::RcpHeader;
+        use crate::algorithms::rcp::{Rcp, RcpConfig};
         let c = TransportConfig { pacing_catch_up: Dur::from_ms(1), ..cfg() };
         let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
         let mut s = Sender::new(FlowId(1), c, rcp, None, Time::ZERO);
@@ -1321,8 +1321,8 @@ mod tests {
     /// old 1.5 s gap.
     #[test]
     fn rate_based_sender_probes_and_retimes() {
-        use crate::host::{Rcp, RcpConfig};
-        use crate::wire::RcpHeader;
+        use crate::algorithms::rcp::RcpHeader;
+        use crate::algorithms::rcp::{Rcp, RcpConfig};
         let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
         let mut s = Sender::new(FlowId(1), cfg(), rcp, None, Time::ZERO);
         let first = drain(&mut s, Time::ZERO);

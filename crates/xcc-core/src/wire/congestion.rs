@@ -121,7 +121,12 @@ pub use super::CongestionHeader;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::{HeaderBody, JetMaxHeader, MaxNetHeader, PiqiRcpHeader, RcpHeader, WireError, XcpHeader};
+    use crate::algorithms::jetmax::JetMaxHeader;
+    use crate::algorithms::maxnet::MaxNetHeader;
+    use crate::algorithms::piqi_rcp::PiqiRcpHeader;
+    use crate::algorithms::rcp::RcpHeader;
+    use crate::algorithms::xcp::XcpHeader;
+    use crate::wire::{HeaderBody, WireError};
 
     /// Protocol numbers are unique, none is `PROTO_NONE`, and every field table covers its body
     /// exactly (what the dissector reads).

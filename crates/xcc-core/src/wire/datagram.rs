@@ -63,8 +63,10 @@ pub fn parse(buf: &[u8]) -> Result<Header, WireError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::maxnet::MaxNetHeader;
+    use crate::algorithms::rcp::RcpHeader;
     use crate::time::Time;
-    use crate::wire::{MaxNetHeader, RcpHeader, SackBlock, SegmentKind};
+    use crate::wire::{SackBlock, SegmentKind};
 
     fn seg() -> Segment {
         Segment { kind: SegmentKind::Data, seq: 7, payload_bytes: 1000, ts_val: Time(5), ..Segment::default() }

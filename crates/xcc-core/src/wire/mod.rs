@@ -9,38 +9,30 @@ pub mod body;
 pub mod congestion;
 pub mod datagram;
 pub mod ecn;
-pub mod jetmax;
-pub mod maxnet;
-pub mod piqi_rcp;
-pub mod rcp;
 pub mod segment;
 pub mod session;
-pub mod tcp_option;
-pub mod xcp;
 
 pub use body::{BodyField, FieldKind, HeaderBody};
 pub use congestion::HeaderInfo;
 pub use ecn::Ecn;
-pub use jetmax::JetMaxHeader;
-pub use maxnet::MaxNetHeader;
-pub use piqi_rcp::PiqiRcpHeader;
-pub use rcp::RcpHeader;
 pub use segment::{Flags, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
-pub use xcp::XcpHeader;
 
-// The registry of congestion headers: one line each (its number is its `HeaderBody::PROTO`).
-congestion_headers! {
-    /// MaxNet's price and echo (seed 000, Fig. 4).
-    MaxNet(MaxNetHeader),
-    /// XCP's RTT, inter-packet time and feedback (protocols.md 2.2).
-    Xcp(XcpHeader),
-    /// RCP's offered rate and RTT (protocols.md 3.4).
-    Rcp(RcpHeader),
-    /// PIQI-RCP's rate and RTT.
-    PiqiRcp(PiqiRcpHeader),
-    /// JetMax's share, fair rate and bottleneck hop ids.
-    JetMax(JetMaxHeader),
+macro_rules! registered_headers {
+    ( $( $name:literal $m:ident {
+        $( link: $LV:ident($LT:ident, $LP:ident) as $ltag:literal; )?
+        $( host: $HV:ident($HT:ident, $HP:ident) as $htag:literal; )?
+        $( echo: $EV:ident($ET:ident); )?
+        $( header: $XV:ident($XT:ident); )?
+        $( session: $SV:ident($ST:ident, $SP:ident); )?
+    } )* ) => {
+        congestion_headers! {
+            $( $( $XV($crate::algorithms::$m::$XT), )? )*
+        }
+    };
 }
+
+// One variant per registry line with a `header` role (its number is its `HeaderBody::PROTO`).
+crate::for_each_algorithm!(registered_headers);
 
 /// Why a byte buffer could not be parsed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,18 +19,12 @@
 //!   session's packet size on the wire.
 //!
 //! SLBN's body with the session number and type is the paper's `type(s, bw'', bw', bw, B, b)`:
-//! 1 + 4 + 3 x 8 + 16 + 2 = 47 bytes, the size [`crate::session::slbn::SlbnPacket::WIRE_BYTES`]
+//! 1 + 4 + 3 x 8 + 16 + 2 = 47 bytes, the size [`crate::algorithms::slbn::SlbnPacket::WIRE_BYTES`]
 //! counts (with a 20-byte IP header).
 
 use super::WireError;
-use crate::session::bfyz::Bfyz;
-use crate::session::cobb::{Cobb, CobbPacket};
-use crate::session::erica::Erica;
 use crate::session::feedback::FeedbackPacket;
-use crate::session::piqi_rcp::PiqiRcp;
-use crate::session::rcp::Rcp;
 use crate::session::rm_cell::{RmCell, RmKind};
-use crate::session::slbn::{HopSet, Slbn, SlbnKind, SlbnPacket};
 use crate::session::{Direction, SessionProtocol};
 use crate::time::Time;
 
@@ -126,25 +120,6 @@ pub trait SessionWire: SessionProtocol<Packet: SessionBody> {
     const PROTO: u8;
 }
 
-impl SessionWire for Slbn {
-    const PROTO: u8 = 1;
-}
-impl SessionWire for Bfyz {
-    const PROTO: u8 = 2;
-}
-impl SessionWire for Erica {
-    const PROTO: u8 = 3;
-}
-impl SessionWire for Cobb {
-    const PROTO: u8 = 4;
-}
-impl SessionWire for Rcp {
-    const PROTO: u8 = 5;
-}
-impl SessionWire for PiqiRcp {
-    const PROTO: u8 = 6;
-}
-
 /// Writes control packet `pkt` of session `session` of protocol `P`, travelling `dir`, into
 /// `buf`; returns the bytes written (the datagram's UDP payload).
 pub fn emit_control<P: SessionWire>(
@@ -173,7 +148,7 @@ pub fn parse_control<P: SessionWire>(h: &SessionHeader, buf: &[u8]) -> Result<P:
 }
 
 /// A rate field: a double that is not NaN and not negative (+infinity is "no limit").
-fn rate_at(buf: &[u8], at: usize) -> Result<f64, WireError> {
+pub(crate) fn rate_at(buf: &[u8], at: usize) -> Result<f64, WireError> {
     let mut b = [0u8; 8];
     b.copy_from_slice(&buf[at..at + 8]);
     let v = f64::from_be_bytes(b);
@@ -181,50 +156,6 @@ fn rate_at(buf: &[u8], at: usize) -> Result<f64, WireError> {
         Ok(v)
     } else {
         Err(WireError::Malformed)
-    }
-}
-
-/// `kind:u8 bw'':f64 bw':f64 bw:f64 B:u128 b:u16` (b = 0xFFFF for the paper's -1).
-impl SessionBody for SlbnPacket {
-    const LEN: usize = 43;
-
-    fn emit_body(&self, buf: &mut [u8]) {
-        buf[0] = match self.kind {
-            SlbnKind::Join => 0,
-            SlbnKind::Probe => 1,
-            SlbnKind::ProbeAck => 2,
-            SlbnKind::Leave => 3,
-        };
-        buf[1..9].copy_from_slice(&self.bw2.to_be_bytes());
-        buf[9..17].copy_from_slice(&self.bw1.to_be_bytes());
-        buf[17..25].copy_from_slice(&self.bw.to_be_bytes());
-        buf[25..41].copy_from_slice(&self.bottlenecks.0.to_be_bytes());
-        buf[41..43].copy_from_slice(&self.last.unwrap_or(u16::MAX).to_be_bytes());
-    }
-
-    fn parse_body(buf: &[u8]) -> Result<SlbnPacket, WireError> {
-        let kind = match buf[0] {
-            0 => SlbnKind::Join,
-            1 => SlbnKind::Probe,
-            2 => SlbnKind::ProbeAck,
-            3 => SlbnKind::Leave,
-            _ => return Err(WireError::Malformed),
-        };
-        let mut set = [0u8; 16];
-        set.copy_from_slice(&buf[25..41]);
-        let last = match u16::from_be_bytes([buf[41], buf[42]]) {
-            u16::MAX => None,
-            b if (b as usize) < HopSet::MAX_HOPS => Some(b),
-            _ => return Err(WireError::Malformed),
-        };
-        Ok(SlbnPacket {
-            kind,
-            bw2: rate_at(buf, 1)?,
-            bw1: rate_at(buf, 9)?,
-            bw: rate_at(buf, 17)?,
-            bottlenecks: HopSet(u128::from_be_bytes(set)),
-            last,
-        })
     }
 }
 
@@ -248,20 +179,6 @@ impl SessionBody for RmCell {
             _ => return Err(WireError::Malformed),
         };
         Ok(RmCell { kind, ccr: rate_at(buf, 1)?, er: rate_at(buf, 9)? })
-    }
-}
-
-/// `rate:f64 ER:f64`.
-impl SessionBody for CobbPacket {
-    const LEN: usize = 16;
-
-    fn emit_body(&self, buf: &mut [u8]) {
-        buf[0..8].copy_from_slice(&self.rate.to_be_bytes());
-        buf[8..16].copy_from_slice(&self.er.to_be_bytes());
-    }
-
-    fn parse_body(buf: &[u8]) -> Result<CobbPacket, WireError> {
-        Ok(CobbPacket { rate: rate_at(buf, 0)?, er: rate_at(buf, 8)? })
     }
 }
 
@@ -299,6 +216,12 @@ impl SessionBody for FeedbackPacket {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::bfyz::Bfyz;
+    use crate::algorithms::cobb::{Cobb, CobbPacket};
+    use crate::algorithms::erica::Erica;
+    use crate::algorithms::piqi_rcp::PiqiRcpSession as PiqiRcp;
+    use crate::algorithms::rcp::RcpSession as Rcp;
+    use crate::algorithms::slbn::{HopSet, Slbn, SlbnKind, SlbnPacket};
 
     fn round_trip<P: SessionWire>(pkt: P::Packet, dir: Direction) -> P::Packet {
         let mut buf = [0xEEu8; 80];

@@ -1,21 +1,21 @@
-//! The registry of session protocols: one line per protocol; the list of names and the
-//! dispatch both come from it.
+//! The session protocols of the algorithm registry (`xcc_core::for_each_algorithm!`) in the
+//! fluid session driver: the list of names and the dispatch both come from it.
 
 use super::network::Network;
 use super::sim::{RunSettings, SessionOutput, SessionSim};
 use super::workload::Sessions;
-use xcc_core::session::bfyz::Bfyz;
-use xcc_core::session::cobb::Cobb;
-use xcc_core::session::erica::Erica;
-use xcc_core::session::piqi_rcp::PiqiRcp;
-use xcc_core::session::rcp::Rcp;
-use xcc_core::session::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 
 macro_rules! session_protocols {
-    ( $( $name:literal => $P:ty ),* $(,)? ) => {
+    ( $( $name:literal $m:ident {
+        $( link: $LV:ident($LT:ident, $LP:ident) as $ltag:literal; )?
+        $( host: $HV:ident($HT:ident, $HP:ident) as $htag:literal; )?
+        $( echo: $EV:ident($ET:ident); )?
+        $( header: $XV:ident($XT:ident); )?
+        $( session: $SV:ident($ST:ident, $SP:ident); )?
+    } )* ) => {
         /// Names accepted in `protocol`, in registry order.
-        pub const PROTOCOLS: &[&str] = &[$($name),*];
+        pub const PROTOCOLS: &[&str] = &[$( $( xcc_core::second!($SV, $name), )? )*];
 
         /// Runs `name` with its parameters (a JSON object, `null` for the defaults).
         pub fn run_protocol(
@@ -26,23 +26,20 @@ macro_rules! session_protocols {
             settings: RunSettings,
             progress: Option<&mut dyn FnMut(f64)>,
         ) -> Result<SessionOutput, String> {
+            // The spelling before the registry named every algorithm once (one release).
+            let name = if name == "piqi_rcp" { "piqi-rcp" } else { name };
             match name {
-                $( $name => run::<$P>(params, net, sessions, settings, progress), )*
+                $( $( xcc_core::second!($SV, $name) => {
+                    run::<xcc_core::algorithms::$m::$ST>(params, net, sessions, settings, progress)
+                } )? )*
                 other => Err(format!("protocol: unknown session protocol {other:?}; expected one of {PROTOCOLS:?}")),
             }
         }
     };
 }
 
-// The registry: one line per protocol.
-session_protocols! {
-    "slbn" => Slbn,
-    "rcp" => Rcp,
-    "piqi_rcp" => PiqiRcp,
-    "erica" => Erica,
-    "bfyz" => Bfyz,
-    "cobb" => Cobb,
-}
+// One line per session protocol of the algorithm registry.
+xcc_core::for_each_algorithm!(session_protocols);
 
 /// Parses `P`'s parameters strictly and runs it.
 pub fn run<P: SessionProtocol>(

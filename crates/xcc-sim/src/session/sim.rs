@@ -147,7 +147,7 @@ impl<P: SessionProtocol> SessionSim<P> {
     /// Routes every session (host links are created for the hosts sessions use, only).
     pub fn new(params: P::Params, net: &Network, sessions: Sessions, settings: RunSettings) -> Result<Self, String> {
         let mut links = LinkTable::new(net);
-        let max_hops = xcc_core::session::slbn::HopSet::MAX_HOPS.min(u16::MAX as usize);
+        let max_hops = xcc_core::algorithms::slbn::HopSet::MAX_HOPS.min(u16::MAX as usize);
         let paths =
             session_paths(net, &mut links, &sessions.src, &sessions.dst, max_hops).map_err(|e| e.to_string())?;
         let tasks: Vec<P::Link> = links.capacity.iter().map(|&c| P::new_link(&params, c)).collect();

@@ -73,7 +73,7 @@ pub(super) fn expand(scenario: &mut Scenario) -> Result<Option<Generated>, Scena
         scenario.nodes.push(Node { name: format!("h{h}"), kind: NodeKind::Host });
     }
     let paths =
-        session_paths(&net, &mut links, &sessions.src, &sessions.dst, xcc_core::session::slbn::HopSet::MAX_HOPS)
+        session_paths(&net, &mut links, &sessions.src, &sessions.dst, xcc_core::algorithms::slbn::HopSet::MAX_HOPS)
             .map_err(|e| err("sessions.topology", e.to_string()))?;
 
     // Links: each directed link of the table, unlimited DropTail as in seed 004.
