@@ -12,6 +12,8 @@
 //! - [`prefetch`]: memory hints for drivers' event loops at large scale.
 //! - [`link`]: router side, one algorithm per output link (DropTail, RED, ...).
 //! - [`host`]: sender controllers (NewReno, ...) and receiver echoers.
+//! - [`params`]: what every algorithm's typed parameters provide (its scenario entry).
+//! - [`units`]: quantities with units as scenarios write them.
 //! - [`transport`]: the one reliable transport every host algorithm runs on.
 //! - [`session`]: explicit-rate session protocols (SLBN, ...): link tasks, sources, control packets.
 //! - `harness` (feature `testing`, for tests only): two endpoints and a link on a virtual clock,
@@ -24,11 +26,13 @@ pub mod harness;
 pub mod host;
 pub mod link;
 pub mod packet;
+pub mod params;
 pub mod prefetch;
 pub mod rng;
 pub mod session;
 pub mod time;
 pub mod transport;
+pub mod units;
 pub mod wire;
 
 pub use packet::{FlowId, Packet};

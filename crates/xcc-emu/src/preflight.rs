@@ -148,7 +148,8 @@ pub fn check_sessions(s: &Scenario) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use xcc_build::cc::{RcpCcParams, XcpCcParams};
+    use xcc_core::algorithms::rcp::RcpCcParams;
+    use xcc_core::algorithms::xcp::XcpCcParams;
 
     #[test]
     fn largest_mss_fills_the_mtu_exactly() {

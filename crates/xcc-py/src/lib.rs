@@ -235,13 +235,13 @@ fn run_sessions(py: Python<'_>, text: &str, source: &str, progress: Option<PyObj
 /// 30.0), read by the scenario parser's own units code; None if it is not one.
 #[pyfunction]
 fn quantity_si(text: &str) -> Option<f64> {
-    xcc_sim::scenario::units::si_value(text)
+    xcc_core::units::si_value(text)
 }
 
 /// A scenario time in seconds (`"200ms"` -> 0.2); None if the text is not a time.
 #[pyfunction]
 fn time_s(text: &str) -> Option<f64> {
-    xcc_sim::scenario::units::parse_duration_ns(text).ok().map(|ns| ns as f64 / 1e9)
+    xcc_core::units::parse_duration_ns(text).ok().map(|ns| ns as f64 / 1e9)
 }
 
 /// The result tables' columns, declared once in Rust (`xcc_build::schema`): a list of

@@ -1,75 +1,41 @@
-//! The sender algorithms a scenario can name (`cc = ...` of a flow), one file each: the entry as
+//! The sender algorithms a scenario can name (`cc = ...` of a flow). Each one's entry as
 //! written, its resolved parameters with their defaults and sources, and the controller and
-//! echoer built from them. The registry below is the one list of them: the names scenarios
-//! use, the error listing the known names, `xcc list` and Python all come from it.
-
-pub mod jetmax;
-pub mod maxnet;
-pub mod newreno;
-pub mod piqi_rcp;
-pub mod rcp;
-pub mod xcp;
-
-pub use jetmax::JetMaxCcParams;
-pub use maxnet::MaxNetCcParams;
-pub use newreno::NewRenoParams;
-pub use piqi_rcp::PiqiRcpCcParams;
-pub use rcp::RcpCcParams;
-pub use xcp::XcpCcParams;
+//! echoer built from them are in its folder of xcc-core (`xcc_core::params::HostParams`). [`Cc`]
+//! is made from the one algorithm registry: the names scenarios use, the error listing the
+//! known names, `xcc list` and Python all come from it.
 
 use serde::Serialize;
 use serde_json::Value;
-use xcc_core::host::{AnyController, AnyEchoer, PlainEcho};
+use xcc_core::host::{AnyController, AnyEchoer};
+use xcc_core::params::{HostContext, HostParams};
 use xcc_core::wire::CongestionHeader;
 use xcc_core::Dur;
 
 use crate::scenario::model::Transport;
-use crate::scenario::resolve::Resolver;
+use crate::scenario::resolve::{typed, Resolver};
 use crate::scenario::ScenarioError;
 
-/// What every sender algorithm's parameters provide.
-pub trait CcConfig: Sized {
-    /// Resolves the entry at `path`: `v` is the table as written (`{ kind = "maxnet", ... }`),
-    /// or `None` where the scenario gives the bare name (`cc = "xcp"`).
-    fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError>;
-    /// The sender's controller for a flow with transport `t`.
-    fn controller(&self, t: &Transport) -> AnyController;
-    /// The receiver's echoer; `two_way_delay` is the path's round-trip propagation delay.
-    fn echoer(&self, _two_way_delay: Dur) -> AnyEchoer {
-        AnyEchoer::Plain(PlainEcho::default())
-    }
-    /// The congestion header (shim) its packets carry on xcclab's transport, as a default
-    /// value: what sizes its packets and what the emulator checks against the MTU.
-    fn shim(&self) -> CongestionHeader {
-        CongestionHeader::None
-    }
-    /// The Linux congestion control that stands in for it on real packets, if a Linux TCP
-    /// connection carries it instead of xcclab's UDP transport; `kernel_stack` is set for
-    /// `--stack kernel`, where kernel-resident algorithms run in Linux.
-    fn linux_tcp(&self, _kernel_stack: bool) -> Option<&'static str> {
-        None
+pub use xcc_core::algorithms::newreno::NewRenoParams;
+
+/// Resolves the entry of sender `P` at `path` (see the queue module's twin).
+fn resolve_entry<P: HostParams>(res: &Resolver, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
+    let spec = v.map(|v| typed::<P::Spec>(v.clone(), path, res.source)).transpose()?;
+    P::resolve(spec).map_err(|e| {
+        let at = if e.field.is_empty() { path.to_string() } else { format!("{path}.{}", e.field) };
+        res.err(&at, e.message)
+    })
+}
+
+impl Transport {
+    /// What a sender's construction needs of the transport.
+    pub fn host_context(&self) -> HostContext {
+        HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes }
     }
 }
 
-/// Bytes of a full data packet on the wire: payload, headers and the protocol's shim (what
-/// rate-based sources space their packets by).
+/// Bytes of a full data packet on the wire: payload, headers and the protocol's shim.
 pub fn full_packet_bytes(t: &Transport, shim: CongestionHeader) -> u32 {
-    t.mss_bytes + t.header_bytes + shim.wire_len() as u32
-}
-
-/// What the algorithm files use.
-mod prelude {
-    pub use serde::{Deserialize, Serialize};
-    pub use serde_json::Value;
-    pub use xcc_core::host::*;
-    pub use xcc_core::wire::*;
-    pub use xcc_core::Dur;
-
-    pub use super::{full_packet_bytes, CcConfig};
-    pub use crate::scenario::model::Transport;
-    pub use crate::scenario::resolve::{typed, Resolver};
-    pub use crate::scenario::units::parse_rate_bps;
-    pub use crate::scenario::ScenarioError;
+    t.host_context().full_packet_bytes(shim)
 }
 
 macro_rules! cc_registry {
@@ -85,7 +51,7 @@ macro_rules! cc_registry {
         #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
         #[serde(tag = "kind")]
         pub enum Cc {
-            $( $( #[serde(rename = $htag)] $HV($m::$HP), )? )*
+            $( $( #[serde(rename = $htag)] $HV(xcc_core::algorithms::$m::$HP), )? )*
         }
 
         impl Cc {
@@ -123,7 +89,7 @@ macro_rules! cc_registry {
             ) -> Option<Result<Cc, ScenarioError>> {
                 match name {
                     $( $( xcc_core::second!($HV, $name) => {
-                        Some(<$m::$HP as CcConfig>::resolve(res, path, v).map(Cc::$HV))
+                        Some(resolve_entry::<xcc_core::algorithms::$m::$HP>(res, path, v).map(Cc::$HV))
                     } )? )*
                     _ => None,
                 }
@@ -132,7 +98,7 @@ macro_rules! cc_registry {
             /// The sender's controller for a flow with transport `t`.
             pub fn controller(&self, t: &Transport) -> AnyController {
                 match self {
-                    $( $( Cc::$HV(p) => p.controller(t), )? )*
+                    $( $( Cc::$HV(p) => p.controller(&t.host_context()), )? )*
                 }
             }
 
@@ -143,14 +109,14 @@ macro_rules! cc_registry {
                 }
             }
 
-            /// The congestion header its packets carry (see [`CcConfig::shim`]).
+            /// The congestion header its packets carry (see [`HostParams::shim`]).
             pub fn shim(&self) -> CongestionHeader {
                 match self {
                     $( $( Cc::$HV(p) => p.shim(), )? )*
                 }
             }
 
-            /// The Linux congestion control standing in for it (see [`CcConfig::linux_tcp`]).
+            /// The Linux congestion control standing in for it (see [`HostParams::linux_tcp`]).
             pub fn linux_tcp(&self, kernel_stack: bool) -> Option<&'static str> {
                 match self {
                     $( $( Cc::$HV(p) => p.linux_tcp(kernel_stack), )? )*
@@ -174,8 +140,11 @@ mod tests {
     fn serde_tags_are_stable() {
         let reno = Cc::NewReno(NewRenoParams { initial_window: 2 });
         assert_eq!(serde_json::to_string(&reno).unwrap(), r#"{"kind":"new_reno","initial_window":2}"#);
-        assert_eq!(serde_json::to_string(&Cc::Xcp(XcpCcParams {})).unwrap(), r#"{"kind":"xcp"}"#);
-        let j = Cc::JetMax(JetMaxCcParams { tau: 0.5, probe_wait_ns: 7 });
+        assert_eq!(
+            serde_json::to_string(&Cc::Xcp(xcc_core::algorithms::xcp::XcpCcParams {})).unwrap(),
+            r#"{"kind":"xcp"}"#
+        );
+        let j = Cc::JetMax(xcc_core::algorithms::jetmax::JetMaxCcParams { tau: 0.5, probe_wait_ns: 7 });
         assert_eq!(serde_json::to_string(&j).unwrap(), r#"{"kind":"jetmax","tau":0.5,"probe_wait_ns":7}"#);
     }
 

@@ -1,60 +1,33 @@
-//! The link algorithms a scenario can name (`queue = ...` of a link), one file each: the entry
-//! as written (its serde spec), its resolved parameters with their defaults and sources, and
-//! the xcc-core algorithm built from them. [`Queue`] is made from the one algorithm registry
+//! The link algorithms a scenario can name (`queue = ...` of a link). Each algorithm's entry as
+//! written (its serde spec), its resolved parameters with their defaults and sources, and the
+//! algorithm built from them are in its folder of xcc-core (`xcc_core::params::LinkParams`);
+//! this module deserialises the table and names the file and field of an error. [`Queue`] is
+//! made from the one algorithm registry
 //! (`xcc_core::for_each_algorithm!`): the names scenarios use, the error listing the known
 //! names, `xcc list` and Python all come from it.
-
-pub mod droptail;
-pub mod jetmax;
-pub mod markmax;
-pub mod maxnet;
-pub mod piqi_rcp;
-pub mod rcp;
-pub mod red;
-pub mod xcp;
 
 use serde::Serialize;
 use serde_json::Value;
 use xcc_core::link::AnyLinkAlgorithm;
+use xcc_core::params::LinkParams;
 use xcc_core::rng::Pcg64Mcg;
 
-use crate::scenario::resolve::Resolver;
+use crate::scenario::resolve::{typed, Resolver};
 use crate::scenario::ScenarioError;
 
-pub use droptail::DropTailParams;
-pub use jetmax::JetMaxRouterParams;
-pub use markmax::{MarkMaxLetter, MarkMaxParams};
-pub use maxnet::MaxNetRouterParams;
-pub use piqi_rcp::PiqiRcpRouterParams;
-pub use rcp::RcpRouterParams;
-pub use red::RedParams;
-pub use xcp::XcpRouterParams;
+pub use xcc_core::algorithms::droptail::DropTailParams;
+pub use xcc_core::algorithms::markmax::{MarkMaxLetter, MarkMaxParams};
+pub use xcc_core::algorithms::red::RedParams;
 
-/// What every link algorithm's parameters provide.
-pub trait QueueConfig: Sized {
-    /// Resolves the entry at `path`: `v` is the table as written (`{ kind = "red", ... }`), or
-    /// `None` where the scenario gives the bare name (`queue = "xcp"`).
-    fn resolve(res: &Resolver, path: &str, v: Option<&Value>) -> Result<Self, ScenarioError>;
-    /// The algorithm for a link of `rate_bps`; `rng` is the link's own stream (random phases).
-    fn build(&self, rng: Pcg64Mcg, rate_bps: u64) -> AnyLinkAlgorithm;
-    /// The resolved parameter (as `run.json` names it) holding the fraction of capacity the
-    /// algorithm aims to fill, if it has one (MaxNet's `mu`, RCP's `gamma`): what the max-min
-    /// references of a run scale each link's capacity by.
-    const TARGET_UTILISATION: Option<&'static str> = None;
-}
-
-/// What the algorithm files use.
-mod prelude {
-    pub use serde::{Deserialize, Serialize};
-    pub use serde_json::Value;
-    pub use xcc_core::link::*;
-    pub use xcc_core::rng::{uniform01, Pcg64Mcg};
-    pub use xcc_core::{Dur, Time};
-
-    pub use super::QueueConfig;
-    pub use crate::scenario::resolve::{typed, Resolver};
-    pub use crate::scenario::units::{parse_amount, parse_bytes, parse_rate_bps, Amount};
-    pub use crate::scenario::ScenarioError;
+/// Resolves the entry of link algorithm `P` at `path`: `v` is the table as written, `None` for
+/// the bare name. The algorithm's own checks name a field inside the entry; this adds the file
+/// and the entry's path.
+fn resolve_entry<P: LinkParams>(res: &Resolver, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
+    let spec = v.map(|v| typed::<P::Spec>(v.clone(), path, res.source)).transpose()?;
+    P::resolve(spec).map_err(|e| {
+        let at = if e.field.is_empty() { path.to_string() } else { format!("{path}.{}", e.field) };
+        res.err(&at, e.message)
+    })
 }
 
 macro_rules! queue_registry {
@@ -70,7 +43,7 @@ macro_rules! queue_registry {
         #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
         #[serde(tag = "kind")]
         pub enum Queue {
-            $( $( #[serde(rename = $ltag)] $LV($m::$LP), )? )*
+            $( $( #[serde(rename = $ltag)] $LV(xcc_core::algorithms::$m::$LP), )? )*
         }
 
         impl Queue {
@@ -78,9 +51,9 @@ macro_rules! queue_registry {
             pub const NAMES: &'static [&'static str] = &[$( $( xcc_core::second!($LV, $name), )? )*];
             /// The `kind` tags `run.json` records, in registry order.
             pub const TAGS: &'static [&'static str] = &[$( $( $ltag, )? )*];
-            /// Each algorithm's [`QueueConfig::TARGET_UTILISATION`], in registry order.
+            /// Each algorithm's [`LinkParams::TARGET_UTILISATION`], in registry order.
             pub const TARGET_UTILISATION: &'static [Option<&'static str>] =
-                &[$( $( <$m::$LP as QueueConfig>::TARGET_UTILISATION, )? )*];
+                &[$( $( <xcc_core::algorithms::$m::$LP as LinkParams>::TARGET_UTILISATION, )? )*];
 
             pub fn name(&self) -> &'static str {
                 match self {
@@ -97,7 +70,7 @@ macro_rules! queue_registry {
             ) -> Option<Result<Queue, ScenarioError>> {
                 match name {
                     $( $( xcc_core::second!($LV, $name) => {
-                        Some(<$m::$LP as QueueConfig>::resolve(res, path, v).map(Queue::$LV))
+                        Some(resolve_entry::<xcc_core::algorithms::$m::$LP>(res, path, v).map(Queue::$LV))
                     } )? )*
                     _ => None,
                 }
@@ -126,7 +99,7 @@ mod tests {
     fn serde_tags_are_stable() {
         let json = serde_json::to_string(&Queue::DropTail(DropTailParams {})).unwrap();
         assert_eq!(json, r#"{"kind":"drop_tail"}"#);
-        let xcp = Queue::Xcp(XcpRouterParams { alpha: 0.4, beta: 0.226, gamma: 0.1 });
+        let xcp = Queue::Xcp(xcc_core::algorithms::xcp::XcpRouterParams { alpha: 0.4, beta: 0.226, gamma: 0.1 });
         assert_eq!(serde_json::to_string(&xcp).unwrap(), r#"{"kind":"xcp","alpha":0.4,"beta":0.226,"gamma":0.1}"#);
     }
 

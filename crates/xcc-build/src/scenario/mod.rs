@@ -5,7 +5,6 @@ pub mod memory;
 pub mod model;
 pub mod resolve;
 pub mod spec;
-pub mod units;
 
 pub use error::ScenarioError;
 pub use model::Scenario;

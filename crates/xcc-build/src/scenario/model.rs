@@ -4,11 +4,7 @@
 use serde::Serialize;
 
 pub use crate::cc::Cc;
-pub use crate::queue::{DropTailParams, JetMaxRouterParams};
-pub use crate::queue::{
-    MarkMaxLetter, MarkMaxParams, MaxNetRouterParams, PiqiRcpRouterParams, Queue, RcpRouterParams, RedParams,
-    XcpRouterParams,
-};
+pub use crate::queue::{DropTailParams, MarkMaxLetter, MarkMaxParams, Queue, RedParams};
 pub use crate::session::Protocol;
 
 /// A fully resolved scenario.

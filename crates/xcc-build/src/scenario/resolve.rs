@@ -11,8 +11,8 @@ use super::memory;
 use super::model::*;
 use super::spec::*;
 
-use super::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
 use xcc_core::transport::DelayedAck;
+use xcc_core::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
 
 /// Text formats a scenario may come in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -385,15 +385,6 @@ impl<'a> Resolver<'a> {
             Err(self
                 .err(&format!("{path}.kind"), format!("unknown queue '{kind}' (known: {})", Queue::NAMES.join(", "))))
         })
-    }
-
-    /// A utilisation target in (0, 1] at `path`.
-    pub(crate) fn utilisation(&self, path: &str, v: Option<f64>, default: f64) -> Result<f64, ScenarioError> {
-        let g = v.unwrap_or(default);
-        if !(g > 0.0 && g <= 1.0) {
-            return Err(self.err(path, format!("{g}: expected 0 < gamma <= 1")));
-        }
-        Ok(g)
     }
 
     /// A positive time at `path`, or `default_ns`.

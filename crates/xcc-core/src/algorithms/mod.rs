@@ -22,7 +22,7 @@ pub mod slbn;
 pub mod xcp;
 
 /// The registry: one line per algorithm, every role it plays. Everything that lists algorithms
-/// comes from it, through [`for_each_algorithm!`]: the link, sender, echoer and header enums of
+/// comes from it, through [`crate::for_each_algorithm!`]: the link, sender, echoer and header enums of
 /// this crate, the scenario entries of `xcc-build` (`queue = `, `cc = `, a session's
 /// `protocol = `), the session drivers' dispatch, the names in errors and `xcc list`, the
 /// dissector's table and the docs' tables.

@@ -101,6 +101,17 @@ impl SessionProtocol for PiqiRcp {
     }
 }
 
+impl crate::session::data_share::DataShare for PiqiRcp {
+    fn data_share(_: &Self::Params) -> f64 {
+        0.99
+    }
+}
+
+/// Its number in the session framing on real packets (unique: a test checks it).
+impl crate::wire::session::SessionWire for PiqiRcp {
+    const PROTO: u8 = 6;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,15 +172,4 @@ mod tests {
         l.on_packet(Time::ZERO, hop(Direction::Downstream), &mut next);
         assert_eq!(next.rate, r2);
     }
-}
-
-impl crate::session::data_share::DataShare for PiqiRcp {
-    fn data_share(_: &Self::Params) -> f64 {
-        0.99
-    }
-}
-
-/// Its number in the session framing on real packets (unique: a test checks it).
-impl crate::wire::session::SessionWire for PiqiRcp {
-    const PROTO: u8 = 6;
 }

@@ -161,6 +161,21 @@ impl SessionProtocol for Rcp {
     }
 }
 
+/// RCP in seed 004's session form: one 40 B feedback packet per round trip,
+/// far under the paper's ~1 % control budget; data gets the same 99 % of the assigned rate as
+/// every other protocol here (and as the session driver's `data_share`), so no protocol is
+/// compared at a different load.
+impl crate::session::data_share::DataShare for Rcp {
+    fn data_share(_: &Self::Params) -> f64 {
+        0.99
+    }
+}
+
+/// Its number in the session framing on real packets (unique: a test checks it).
+impl crate::wire::session::SessionWire for Rcp {
+    const PROTO: u8 = 5;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,19 +254,4 @@ mod tests {
         }
         assert!((l.rate_bps() - r).abs() < 1e-6 * r);
     }
-}
-
-/// RCP in seed 004's session form: one 40 B feedback packet per round trip,
-/// far under the paper's ~1 % control budget; data gets the same 99 % of the assigned rate as
-/// every other protocol here (and as the session driver's `data_share`), so no protocol is
-/// compared at a different load.
-impl crate::session::data_share::DataShare for Rcp {
-    fn data_share(_: &Self::Params) -> f64 {
-        0.99
-    }
-}
-
-/// Its number in the session framing on real packets (unique: a test checks it).
-impl crate::wire::session::SessionWire for Rcp {
-    const PROTO: u8 = 5;
 }

@@ -81,23 +81,6 @@ impl ControlPacket for SlbnPacket {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hop_set_insert_remove_contains() {
-        let mut s = HopSet::default();
-        assert!(s.is_empty());
-        s.insert(0);
-        s.insert(127);
-        assert!(s.contains(0) && s.contains(127) && !s.contains(5));
-        assert_eq!(s.len(), 2);
-        s.remove(0);
-        assert!(!s.contains(0) && s.contains(127));
-    }
-}
-
 /// `kind:u8 bw'':f64 bw':f64 bw:f64 B:u128 b:u16` (b = 0xFFFF for the paper's -1).
 impl crate::wire::session::SessionBody for SlbnPacket {
     const LEN: usize = 43;
@@ -139,5 +122,22 @@ impl crate::wire::session::SessionBody for SlbnPacket {
             bottlenecks: HopSet(u128::from_be_bytes(set)),
             last,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_set_insert_remove_contains() {
+        let mut s = HopSet::default();
+        assert!(s.is_empty());
+        s.insert(0);
+        s.insert(127);
+        assert!(s.contains(0) && s.contains(127) && !s.contains(5));
+        assert_eq!(s.len(), 2);
+        s.remove(0);
+        assert!(!s.contains(0) && s.contains(127));
     }
 }
