@@ -20,6 +20,8 @@
     xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
+    xcc view PATH [--out FILE] [--no-open]               a run, compare, sweep or index as one
+                                                          self-contained HTML page (docs/view.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -438,6 +440,18 @@ def _compare(scenario: str, out: Path | None) -> str:
     return text
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from .view import write_view
+    from .view.browser import open_page
+
+    kind, page = write_view(Path(args.path), args.out)
+    size = page.stat().st_size / 1e6
+    print(f"{page} ({kind}, {size:.1f} MB)")
+    if not args.no_open and not open_page(page):
+        print("xcc view: no browser to open here; open the file above in one", file=sys.stderr)
+    return 0
+
+
 # -- parser ----------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -616,6 +630,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
     p.add_argument("--format", action="append", choices=["png", "svg", "pdf"])
     p.set_defaults(func=cmd_plot_sweep)
+
+    p = sub.add_parser(
+        "view", help="one self-contained HTML page of a run, compare, sweep or reproduction index"
+    )
+    p.add_argument("path", metavar="PATH", help="a run, compare or sweep directory, or an index")
+    p.add_argument("--out", metavar="FILE", help="where to write the page (PATH/view.html)")
+    p.add_argument("--no-open", action="store_true", help="write the page, do not open it")
+    p.set_defaults(func=cmd_view)
 
     p = sub.add_parser("kernel", help="MaxNet TCP in the Linux kernel via BPF (root)")
     p.add_argument("action", choices=["load", "unload", "status", "build"])
