@@ -10,10 +10,10 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..results import RunResult
-from .run_data import Budget, run_data
+from .run_data import DEFAULT, Budget, run_data
 
 
-def compare_data(directory: Path, budget: Budget = Budget()) -> dict[str, Any]:
+def compare_data(directory: Path, budget: Budget = DEFAULT) -> dict[str, Any]:
     halves = []
     for name, label in (("sim", "simulated"), ("emu", "real packets")):
         if not (directory / name / "run.json").is_file():

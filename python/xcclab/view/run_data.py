@@ -33,6 +33,8 @@ class Budget:
     rows: int = 500  # rows per summary table
 
 
+#: For a page of one run or a compare.
+DEFAULT = Budget()
 #: For a page that holds many runs (the reproduction index).
 SMALL = Budget(frames=120, points=400, values=150_000, rows=50)
 
@@ -41,7 +43,7 @@ SMALL = Budget(frames=120, points=400, values=150_000, rows=50)
 UTIL_SCALE = 200
 
 
-def run_data(run: RunResult, budget: Budget = Budget(), label: str | None = None) -> dict:
+def run_data(run: RunResult, budget: Budget = DEFAULT, label: str | None = None) -> dict:
     """The page data of one run (see the module doc)."""
     import polars as pl
 

@@ -203,7 +203,9 @@
         return;
       }
       linkPlot.replaceChildren();
-      Plotly.newPlot(linkPlot, traces, layout, PLOT_CONFIG);
+      linkPlot.removeAttribute('data-drawn');
+      Plotly.newPlot(linkPlot, traces, layout, PLOT_CONFIG)
+        .then(() => linkPlot.setAttribute('data-drawn', dl.name));
     }
     function linkName(lid) {
       const t = base.tables.find((x) => x.name === 'links');
@@ -245,7 +247,9 @@
         return;
       }
       flowPlot.replaceChildren();
-      Plotly.newPlot(flowPlot, traces, layout, PLOT_CONFIG);
+      flowPlot.removeAttribute('data-drawn');
+      Plotly.newPlot(flowPlot, traces, layout, PLOT_CONFIG)
+        .then(() => flowPlot.setAttribute('data-drawn', name));
     }
 
     // tables of the first run (a compare page shows its own differences tables instead)
@@ -484,7 +488,9 @@
         }
       });
       plot.replaceChildren();
-      Plotly.newPlot(plot, traces, layout, PLOT_CONFIG);
+      plot.removeAttribute('data-drawn');
+      Plotly.newPlot(plot, traces, layout, PLOT_CONFIG)
+        .then(() => plot.setAttribute('data-drawn', m.key + '|' + x.value + '|' + facet.value));
       tableBox.replaceChildren(tableEl({ name: 'sweep-stats',
         columns: ['facet', 'hue', 'x', 'n', 'mean', 'sd', 'ci95'],
         rows: rows.map((r) => [r.facet, r.hue, r.x, r.n, r.mean, isNaN(r.sd) ? null : r.sd,
