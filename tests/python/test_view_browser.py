@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from view_support import (
     Opened,
     assert_not_blank,
@@ -22,7 +23,6 @@ from view_support import (
     page_data,
     saturated_fraction,
 )
-
 from xcclab.cli import main
 
 pytestmark = pytest.mark.native

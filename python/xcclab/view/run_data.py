@@ -116,9 +116,21 @@ def _drawn(dl: topology.DrawnLink, rows: dict[int, dict[str, Any]]) -> dict[str,
 
 
 def _matrix(ls: Any, column: str, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(times, values[time, link]) of one link_series column, links in ``ids`` order."""
+    """(times, values[time, link]) of one link_series column, links in ``ids`` order.
+
+    A run samples every link at every time, so the table sorted by (time, link) is the matrix
+    itself; a pivot (slower) covers any table that is not complete."""
     import polars as pl
 
+    n_t = ls["time_s"].n_unique()
+    if ls.height == n_t * len(ids) and ls["link_id"].n_unique() == len(ids):
+        order = {lid: k for k, lid in enumerate(ids)}
+        key = pl.col("link_id").replace_strict(order, return_dtype=pl.Int64)
+        grid = ls.select("time_s", key.alias("k"), pl.col(column).cast(pl.Float64)).sort(
+            "time_s", "k"
+        )
+        t = grid["time_s"].to_numpy()[:: len(ids)]
+        return t, grid[column].to_numpy().reshape(n_t, len(ids))
     wide = ls.pivot(on="link_id", index="time_s", values=column).sort("time_s")
     t = wide["time_s"].to_numpy()
     cols = []
