@@ -34,6 +34,7 @@ demo: build
 	$(BIN)/xcc reproduce markmax-s1-dt --out $(DEMO_OUT)
 	@echo
 	@echo "report: $(DEMO_OUT)/report.md"
+	@echo "see it in a browser: $(BIN)/xcc view $(DEMO_OUT)   (one self-contained HTML page)"
 
 test: build
 	cargo test --workspace

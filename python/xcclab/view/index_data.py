@@ -21,6 +21,9 @@ CLAIM_COLUMNS = ("id", "type", "expected", "ours", "verdict", "counted")
 
 
 def report_dirs(directory: Path) -> list[Path]:
+    """The reports: DIR itself when it is one (``xcc reproduce ID --out DIR``), else DIR/<id>/."""
+    if (directory / "metrics.json").is_file():
+        return [directory]
     return sorted(p.parent for p in directory.glob("*/metrics.json"))
 
 
@@ -32,7 +35,7 @@ def index_data(directory: Path) -> dict[str, Any]:
             "`xcc reproduce --all --out DIR`)"
         )
     return {
-        "title": f"reproduction index: {directory.resolve().name}",
+        "title": f"reproduction: {directory.resolve().name}",
         "reports": [_report(d) for d in reports],
     }
 

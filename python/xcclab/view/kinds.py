@@ -11,7 +11,8 @@ KINDS = ("run", "compare", "sweep", "index")
 
 def kind_of(path: Path) -> str:
     """ "run" (run.json), "compare" (sim/ and emu/), "sweep" (manifest.json) or "index"
-    (reports DIR/<id>/metrics.json); a clear error for anything else."""
+    (reports DIR/<id>/metrics.json, or one report: DIR/metrics.json); a clear error for
+    anything else."""
     if not path.exists():
         raise ScenarioError(f"{path}: no such file or directory")
     if not path.is_dir():
@@ -22,7 +23,7 @@ def kind_of(path: Path) -> str:
         return "compare"
     if (path / "manifest.json").is_file():
         return "sweep"
-    if any(path.glob("*/metrics.json")):
+    if (path / "metrics.json").is_file() or any(path.glob("*/metrics.json")):
         return "index"
     raise ScenarioError(
         f"{path}: not a run directory (run.json), a compare directory (sim/ and emu/), a sweep "
