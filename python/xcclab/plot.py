@@ -19,8 +19,14 @@ from typing import Any
 from .errors import ScenarioError
 from .figures import DEFAULT_FORMATS, save_figure
 from .figures import pyplot as _pyplot
+from .view.downsample import bucket_size, reduce
+from .view.downsample import times as bucket_times
 
 MAX_LINES = 10
+#: Queue samples drawn per link at most: beyond, each bucket of samples is drawn as its largest
+#: value with the bucket's range shaded (a 60 s run at 10 ms has 6,000 samples, which as one
+#: line fill the panel solid).
+QUEUE_POINTS = 600
 
 
 def _pick(ids_by_peak: list[tuple[Any, float]], limit: int) -> list[Any]:
@@ -93,11 +99,16 @@ def plot_run(
 
     plt = _pyplot()
     rows = 3 if windowed else 2
-    fig, axes = plt.subplots(rows, 1, figsize=(9, 3 * rows), sharex=True)
+    # Constrained layout makes room for the legends, which sit right of the panels, off the data.
+    fig, axes = plt.subplots(
+        rows, 1, figsize=(10.5, 3 * rows), sharex=True, squeeze=False, layout="constrained"
+    )
+    axes = axes[:, 0]
     ax_rate, ax_queue = axes[0], axes[-1]
     ax_cwnd = axes[1] if windowed else None
-    title = run.scenario.get("name", "run")
-    fig.suptitle(f"{title} (seed {run.seed})")
+    from .run_title import run_title
+
+    fig.suptitle(run_title(run))
 
     has_ref = False
     for fid in flow_ids:
@@ -130,25 +141,37 @@ def plot_run(
     top = max((p or 0 for _, p in qpeaks), default=0)
     busy = [(i, p) for i, p in qpeaks if (p or 0) > 0 and (p or 0) >= 0.01 * top]
     link_ids = _pick(busy, max_lines)
+    merged = 1
     for lid in link_ids:
         sub = ls.filter(pl.col("link_id") == lid).sort("time_s")
-        ax_queue.plot(
-            sub["time_s"].to_numpy(),
-            sub["queue_bytes"].to_numpy() / 1e3,
-            lw=0.9,
-            label=link_names.get(lid, str(lid)),
+        t, q = sub["time_s"].to_numpy(), sub["queue_bytes"].to_numpy() / 1e3
+        size = bucket_size(len(t), QUEUE_POINTS)
+        merged = max(merged, size)
+        label = link_names.get(lid, str(lid))
+        if size == 1:
+            ax_queue.plot(t, q, lw=0.9, label=label)
+            continue
+        tb, hi = bucket_times(t, size), reduce(q, size, "max")
+        (line,) = ax_queue.plot(tb, hi, lw=0.9, label=label)
+        ax_queue.fill_between(
+            tb, reduce(q, size, "min"), hi, color=line.get_color(), alpha=0.25, lw=0
         )
     ax_queue.set_ylabel("queue (kB)")
+    ms = interval * 1e3
+    how = (
+        f", largest of each {merged * ms:g} ms ({merged} samples; range shaded)"
+        if merged > 1
+        else ""
+    )
     ax_queue.set_title(
-        "link queues" + ("" if link_ids else " (all empty)"),
+        "link queues" + ("" if link_ids else " (all empty)") + how,
         fontsize=10,
     )
     ax_queue.set_xlabel("time (s)")
     for ax in axes:
         ax.grid(True, lw=0.3, alpha=0.6)
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=7, loc="upper right", ncol=2)
-    fig.tight_layout()
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     try:
         return save_figure(fig, out, "timeseries", formats)
     finally:

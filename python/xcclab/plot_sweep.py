@@ -318,31 +318,56 @@ def _lines(plt: Any, stats: Any, m: Metric, x: str, groups: list[str]) -> Any:
     values, positions = _axis(stats, x)
     where = positions if positions is not None else list(range(len(values)))
     pos = dict(zip(values, where))
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    # Constrained layout leaves room for the legend, right of the axes, off the data.
+    fig, ax = plt.subplots(figsize=(8.5, 4.2), layout="constrained")
     combos = stats.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
     has_ref = "reference" in stats.columns
-    for combo in combos:
+    # A categorical x (a protocol) has no "between" to draw a line or band through: points
+    # with error bars, each group shifted a little so their bars do not overlap.
+    categorical = positions is None
+    dodge = 0.6 / max(1, len(combos)) if categorical and len(combos) > 1 else 0.0
+    for k, combo in enumerate(combos):
         sub = stats
         for g, v in combo.items():
             sub = sub.filter(pl.col(g) == v)
-        xs = [pos[v] for v in sub[x].to_list()]
+        shift = (k - (len(combos) - 1) / 2) * dodge
+        xs = [pos[v] + shift for v in sub[x].to_list()]
         mean = sub["mean"].to_numpy() * m.scale
         ci = sub["ci95"].fill_null(0).fill_nan(0).to_numpy() * m.scale
-        (line,) = ax.plot(xs, mean, "o-", label=_group_label(combo, groups))
-        ax.fill_between(xs, mean - ci, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
+        label = _group_label(combo, groups)
+        if categorical:
+            bars = ax.errorbar(xs, mean, yerr=ci, fmt="o", capsize=4, label=label)
+            colour = bars[0].get_color()
+        else:
+            (line,) = ax.plot(xs, mean, "o-", label=label)
+            colour = line.get_color()
+            ax.fill_between(xs, mean - ci, mean + ci, color=colour, alpha=0.2, lw=0)
         if has_ref:
-            ax.plot(xs, sub["reference"].to_numpy() * m.scale, "--", color=line.get_color(), lw=1)
+            ref = sub["reference"].to_numpy() * m.scale
+            if categorical:
+                ax.plot(xs, ref, "_", color=colour, ms=14, mew=1.5)
+            else:
+                ax.plot(xs, ref, "--", color=colour, lw=1)
     if has_ref:
-        ax.plot([], [], "--", color="0.3", lw=1, label=f"{m.reference} (dashed)")
+        style = "_" if categorical else "--"
+        ax.plot(
+            [],
+            [],
+            style,
+            color="0.3",
+            lw=1,
+            label=f"{m.reference} ({'bar' if categorical else 'dashed'})",
+        )
     ax.set_xticks(where)
     ax.set_xticklabels([str(v) for v in values])
     ax.set_xlabel(x)
     ax.set_ylabel(m.label)
     ax.set_title(textwrap.fill(f"{m.title}: mean and 95% CI over {_seeds(stats)}", 80), fontsize=9)
     ax.grid(True, lw=0.3)
+    if categorical:
+        ax.set_xlim(-0.5, len(values) - 0.5)
     if groups or has_ref:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return fig
 
 

@@ -13,7 +13,13 @@ import math
 import numpy as np
 
 #: How each kind of column is reduced over a bucket.
-REDUCERS = {"mean": np.nanmean, "max": np.nanmax, "sum": np.nansum, "last": None}
+REDUCERS = {
+    "mean": np.nanmean,
+    "max": np.nanmax,
+    "min": np.nanmin,
+    "sum": np.nansum,
+    "last": None,
+}
 
 
 def bucket_size(n: int, limit: int) -> int:

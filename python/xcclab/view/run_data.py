@@ -17,6 +17,7 @@ import numpy as np
 
 from ..plot import flows_with_window
 from ..results import RunResult
+from ..run_title import run_title
 from . import downsample, topology
 from .encode import f32, u8
 from .gauges import gauge_of
@@ -58,7 +59,7 @@ def run_data(run: RunResult, budget: Budget = DEFAULT, label: str | None = None)
     points = max(50, min(budget.points, budget.values // max(1, n_series)))
     data: dict[str, Any] = {
         "label": label or "run",
-        "title": title(run),
+        "title": run_title(run),
         "notes": list(topo.notes),
         "interval_s": sc.get("metrics", {}).get("interval_ns", 0) * 1e-9,
         "duration_s": sc.get("duration_ns", 0) * 1e-9,
@@ -72,20 +73,6 @@ def run_data(run: RunResult, budget: Budget = DEFAULT, label: str | None = None)
     data["tables"] = _tables(run, budget.rows)
     data["sessions"] = _sessions(run, points)
     return data
-
-
-def title(run: RunResult) -> str:
-    """The scenario's name, what runs over which queues, and the seed."""
-    sc = run.scenario
-    ccs = sorted(set(run.flows["cc"].to_list()) - {"none"}) if run.flows.height else []
-    queues = sorted(set(run.links["algorithm"].to_list()) - {"droptail"})
-    parts = [sc.get("name", "run")]
-    if ccs:
-        parts.append(", ".join(ccs))
-    if queues:
-        parts.append("queues: " + ", ".join(queues))
-    parts.append(f"seed {run.seed}")
-    return " · ".join(parts)
 
 
 def _peaks(links: Any, ls: Any) -> dict[int, tuple[float, float]]:
