@@ -456,21 +456,31 @@
       const hues = [...new Set(rows.map((r) => r.hue))];
       const numeric = rows.every((r) => typeof r.sort[2] === 'number');
       const traces = [];
+      const palette = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b',
+        '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+      // The x values as written ("20ms"), placed at their SI value when they have one.
+      const ticks = new Map();
+      for (const r of rows) ticks.set(r.sort[2], String(r.x));
+      const tickvals = [...ticks.keys()];
+      const inLegend = new Set();
       facets.forEach((f, fi) => {
         hues.forEach((h, hi) => {
           const sub = rows.filter((r) => r.facet === f && r.hue === h);
           if (!sub.length) return;
+          const colour = palette[hi % palette.length];
           traces.push({
             x: sub.map((r) => (numeric ? r.sort[2] : String(r.x))),
             y: sub.map((r) => r.mean * m.scale),
-            error_y: { type: 'data', array: sub.map((r) => (isNaN(r.ci95) ? 0 : r.ci95 * m.scale)), visible: true },
+            error_y: { type: 'data', array: sub.map((r) => (isNaN(r.ci95) ? 0 : r.ci95 * m.scale)),
+              visible: true, color: colour },
             // A categorical x (a protocol) is points with error bars, not a line with a band.
             mode: numeric ? 'lines+markers' : 'markers',
+            marker: { color: colour, size: 8 }, line: { color: colour },
             name: hue.value ? hue.value + '=' + h : m.key,
-            legendgroup: String(h), showlegend: fi === 0,
+            legendgroup: String(h), showlegend: !inLegend.has(h) && inLegend.add(h) !== null,
             xaxis: fi === 0 ? 'x' : 'x' + (fi + 1), yaxis: fi === 0 ? 'y' : 'y' + (fi + 1),
-            text: sub.map((r) => String(r.x)), hovertemplate: '%{text}: %{y:.4g} (n=' + '%{customdata})',
-            customdata: sub.map((r) => r.n),
+            text: sub.map((r) => String(r.x)), customdata: sub.map((r) => r.n),
+            hovertemplate: '%{text}: %{y:.4g} (n=%{customdata})',
           });
         });
       });
@@ -480,7 +490,9 @@
         grid: { rows: 1, columns: facets.length, pattern: 'independent' }, annotations: [] };
       facets.forEach((f, fi) => {
         const sx = fi === 0 ? '' : fi + 1;
-        layout['xaxis' + sx] = { title: { text: x.value }, type: numeric ? 'linear' : 'category' };
+        layout['xaxis' + sx] = numeric
+          ? { title: { text: x.value }, type: 'linear', tickvals, ticktext: tickvals.map((v) => ticks.get(v)) }
+          : { title: { text: x.value }, type: 'category' };
         layout['yaxis' + sx] = { title: { text: fi === 0 ? m.label : '' } };
         if (facet.value) {
           layout.annotations.push({ text: facet.value + '=' + f, showarrow: false,
