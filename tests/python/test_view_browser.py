@@ -13,6 +13,7 @@ import math
 import pytest
 
 from view_support import (
+    SESSIONS_RUN,
     Opened,
     assert_not_blank,
     browser_or_skip,
@@ -223,5 +224,27 @@ def test_index_page(browser, pages):
         shot = page.screenshot(full_page=True)
         assert_not_blank(shot)
         _loaded_cleanly(opened)
+    finally:
+        opened.close()
+
+
+def test_sessions_run_page(browser, tmp_path):
+    """A [sessions] run: its error metrics over time and the per-session errors summarised as
+    quantiles, with the flows table cut to its limit and saying so."""
+    from xcclab.view import write_view
+
+    _, page_file = write_view(make_run(tmp_path / "sessions", SESSIONS_RUN), tmp_path / "s.html")
+    opened = Opened(browser, page_file)
+    try:
+        _loaded_cleanly(opened)
+        page = opened.page
+        plot = page.locator(".sessions-plot")
+        plot.locator(".main-svg").first.wait_for()
+        names = page.evaluate("document.querySelector('.sessions-plot').data.map(t => t.name)")
+        assert "E_s mean (%)" in names and "sessions present" in names
+        quantiles = page.locator('table[data-table="session errors"] tr')
+        assert quantiles.count() == 6  # header and 1, 10, 50, 90, 99 %
+        assert "E_s of the 40 sessions rated" in page.locator(".runview").text_content()
+        assert_not_blank(page.screenshot(full_page=True))
     finally:
         opened.close()

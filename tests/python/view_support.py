@@ -26,6 +26,30 @@ XCP_RUN = (
     .replace('start = "0s"', 'start = "{i}s"')
 )
 
+#: A [sessions] run (seed 004's protocols) with its error metrics sampled: 40 SLBN sessions on
+#: a small transit-stub network.
+SESSIONS_RUN = """name = "sessions-view"
+duration = "0.6s"
+seed = 2
+
+[sessions]
+protocol = "slbn"
+packet_size = "1000B"
+sample_interval = "0.1s"
+workload = { arrivals = [{ count = 40, from_s = 0.0, to_s = 0.05 }] }
+
+[sessions.topology.transit_stub]
+transit_domains = 1
+transit_routers_per_domain = 2
+stubs_per_transit_router = 1
+routers_per_stub = 2
+hosts_per_stub_router = 10
+transit_capacity_bps = 1e9
+transit_stub_capacity_bps = 200e6
+stub_capacity_bps = 200e6
+host_capacity_bps = 100e6
+"""
+
 SWEEP_SPEC = f"""
 scenario = "{DATA / "tiny.toml"}"
 seeds = [1, 2, 3]

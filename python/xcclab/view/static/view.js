@@ -67,7 +67,7 @@
   function tableEl(t, onRow) {
     const head = el('tr', {}, ...t.columns.map((c) => el('th', {}, c)));
     const rows = t.rows.map((r) => {
-      const tr = el('tr', {}, ...r.map((v) => el('td', {}, fmtCell(v))));
+      const tr = el('tr', {}, ...r.map((v) => el('td', typeof v === 'number' ? { class: 'num' } : {}, fmtCell(v))));
       if (onRow) {
         tr.classList.add('clickable');
         tr.addEventListener('click', () => onRow(r));
