@@ -420,7 +420,7 @@ def _compare(scenario: str, out: Path | None) -> str:
     """Every precondition of the real half first, then both halves in memory, then the whole
     output directory at once (nothing is written when either half fails)."""
     from ._fsutil import atomic_dir
-    from .compare import differences, render
+    from .compare import differences, overlay_figure, render
     from .emu import emulate, preflight
     from .results import run
 
@@ -435,6 +435,8 @@ def _compare(scenario: str, out: Path | None) -> str:
             for name, result in (("sim", sim), ("emu", emu)):
                 (tmp / name).mkdir()
                 result.write_into(tmp / name)
+            figure = overlay_figure(sim, emu, tmp)
+            text = render(d, figure.name if figure else None)
             (tmp / "compare.md").write_text(text, encoding="utf-8")
             (tmp / "compare.json").write_text(json.dumps(d, indent=2), encoding="utf-8")
     return text

@@ -37,6 +37,43 @@ def compare_data(directory: Path, budget: Budget = DEFAULT) -> dict[str, Any]:
 def _tables(d: dict[str, Any]) -> list[dict[str, Any]]:
     """compare.json's sections as page tables (the same numbers as compare.md)."""
     out = []
+    v = d.get("verdict")
+    if v:
+        out.append(
+            {
+                "name": "verdict: "
+                + ("agrees within the stated bounds" if v["agrees"] else "differs beyond them"),
+                "columns": ["check", "bound", "within", "judged", "worst", "holds"],
+                "rows": [
+                    [
+                        c["what"],
+                        c["bound"],
+                        c["within"],
+                        c["judged"],
+                        None if c["worst"] is None else f"{c['worst'][0]} ({c['worst'][1]:+.2%})",
+                        c["holds"],
+                    ]
+                    for c in v["checks"]
+                ],
+                "total": len(v["checks"]),
+                "sorted_by": None,
+                "kind": None,
+            }
+        )
+    health = d.get("router")
+    if health:
+        rows = [[k, val] for k, val in health["figures"].items()]
+        rows += [["warning", w] for w in health["warnings"]]
+        out.append(
+            {
+                "name": "router health (real run)",
+                "columns": ["figure", "value"],
+                "rows": rows,
+                "total": len(rows),
+                "sorted_by": None,
+                "kind": None,
+            }
+        )
     for key, kind in (("flows", None), ("links", None)):
         rows = d.get(key) or []
         if rows:
