@@ -5,7 +5,10 @@ time axis and save it as PNG and SVG: flow delivery rates (over a ``smooth`` win
 metrics intervals, from the cumulative delivered bytes) with each flow's max-min reference
 (``maxmin_bps``) dashed in its colour; congestion windows, only for flows that have one (a
 rate-based protocol's flows report none, and the panel is left out when no flow has one); link
-queues. Output is deterministic: the Agg backend, SVG
+queues (beyond :data:`QUEUE_POINTS` samples, each bucket's largest value with its range shaded,
+so a 10 ms series stays readable). The title names the scenario, its protocols and queue
+disciplines, the swept values when the run is a sweep point, and the seed; legends sit right of
+the panels, off the data. Output is deterministic: the Agg backend, SVG
 metadata without a date and a fixed SVG hash salt, so the same run gives the same files.
 """
 

@@ -5,7 +5,9 @@
 
 - with ``--x`` only: a **line plot** of the metric's mean over seeds against ``PARAM``, with a
   95% confidence interval (Student's t over the seeds: mean +- t(0.975, n-1) s / sqrt(n)),
-  one line per value of every other swept parameter (or of ``--hue``, averaging the rest);
+  one line per value of every other swept parameter (or of ``--hue``, averaging the rest); a
+  categorical ``PARAM`` (``protocol``) is drawn as points with error bars, groups side by side,
+  since nothing lies between two protocols; the legend sits right of the axes;
 - with ``--y`` too: a **heatmap** of the mean over seeds, one panel per combination of the
   remaining parameters, each cell annotated with mean +- half-width of the interval.
 
