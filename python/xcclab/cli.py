@@ -619,7 +619,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="jain, jain_maxmin, max_abs_maxmin_error, max_convergence_s, converged_flows or "
         "TABLE.COLUMN, e.g. links.drops",
     )
-    p.add_argument("--x", required=True, metavar="PARAM", help="swept parameter on the x axis")
+    p.add_argument(
+        "--x",
+        required=True,
+        metavar="PARAM",
+        help="swept parameter on the x axis, or a per-flow quantity: flow, flows.COLUMN "
+        "(e.g. flows.min_rtt_s; with a flows.COLUMN metric)",
+    )
     p.add_argument("--y", metavar="PARAM", help="second parameter: draw a heatmap")
     p.add_argument(
         "--hue", metavar="PARAM", help="one line per value (default: every other; 'sweep')"

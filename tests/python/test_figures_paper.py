@@ -123,3 +123,48 @@ def test_queue_panel_at_10ms_samples(tmp_path, figures):
     assert len(line.get_xdata()) <= QUEUE_POINTS
     assert np.max(line.get_ydata()) == pytest.approx(q["queue_bytes"].max() / 1e3)
     assert [c for c in ax.collections if isinstance(c, PolyCollection)], "no range shaded"
+
+
+def test_plot_sweep_puts_a_per_flow_quantity_on_x(sweep, figures, tmp_path):
+    """`--x flows.min_rtt_s`: each flow at its mean RTT over the seeds, its goodput's mean and
+    95 % CI on y, one series per protocol; `--x flow`: the flows by name."""
+    import polars as pl
+
+    from xcclab.plot_sweep import flow_stats, plot_sweep
+    from xcclab.sweep_runner import load_manifest
+
+    paths = plot_sweep(sweep, "flows.goodput_bps", "flows.min_rtt_s", hue="protocol", out=tmp_path)
+    assert paths[-1].name == "flows-goodput_bps-vs-flows-min_rtt_s.csv"
+    (ax,) = figures[0].axes
+    assert ax.get_xlabel() == "min_rtt_s per flow, mean over seeds (ms)"
+    bars = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 2  # xcp, maxnet
+    # the x positions are each flow's mean min RTT over the runs of that protocol
+    points = [p for p in load_manifest(sweep)["points"] if p["params"]["protocol"] == "xcp"]
+    rtts = [
+        pl.read_parquet(sweep / p["run_dir"] / "flows.parquet")
+        .filter(pl.col("name") == "f1")["min_rtt_s"]
+        .item()
+        for p in points
+    ]
+    stats, _ = flow_stats(sweep, "flows.goodput_bps", "flows.min_rtt_s", ["protocol"])
+    row = stats.filter((pl.col("flow") == "f1") & (pl.col("protocol") == "xcp")).row(0, named=True)
+    assert row["n"] == len(points) == 4
+    assert row["x_value"] == pytest.approx(sum(rtts) / len(rtts))
+    xs = {round(x, 6) for c in bars for x in c.lines[0].get_xdata()}
+    assert round(row["x_value"] * 1e3, 6) in xs
+    for c in bars:
+        assert c.lines[0].get_linestyle() == "None"
+    _legends_off_the_data(figures[0])
+
+    plot_sweep(sweep, "flows.goodput_bps", "flow", out=tmp_path)
+    ax = figures[1].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["f1", "f2"]
+
+
+def test_a_per_flow_x_needs_a_per_flow_metric(sweep):
+    from xcclab.errors import ScenarioError
+    from xcclab.plot_sweep import plot_sweep
+
+    with pytest.raises(ScenarioError, match="needs a flows.COLUMN metric"):
+        plot_sweep(sweep, "jain", "flows.min_rtt_s")
