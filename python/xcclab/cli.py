@@ -506,7 +506,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", action="append", choices=["png", "svg", "pdf"], help="repeatable; png+svg"
     )
     p.add_argument(
-        "--smooth", metavar="TIME", help="rate window, e.g. 200ms (default: one interval)"
+        "--smooth",
+        metavar="TIME",
+        help="rate window, e.g. 200ms (default: one interval); window-based flows get at "
+        "least 4 RTTs, so their once-per-RTT bursts do not alias into a ripple",
     )
     p.set_defaults(func=cmd_plot)
 

@@ -52,6 +52,27 @@ def flows_with_window(flow_series: Any) -> set[int]:
     }
 
 
+def smoothing_samples(
+    interval_s: float, smooth_s: float | None, rtt_s: float | None, has_window: bool
+) -> int:
+    """Samples per rate window for ``--smooth``: whole metrics intervals covering ``smooth_s``;
+    for a window-based flow at least :data:`~xcclab.references.WINDOW_RTTS` of its RTTs too.
+
+    Such a flow delivers one burst per RTT; a window a fraction of an RTT long holds one burst
+    or none, or n or n + 1 of them, depending on phase, and the smoothed rate oscillates at the
+    beat of the window against the RTT: structure the flow does not have. Over n >= 4 RTTs the
+    phase changes the count by at most one burst in n (the same window the flows' convergence
+    is judged on, ``rate_window_s``)."""
+    from .references import window_length
+
+    if not interval_s or not smooth_s:
+        return 1
+    k = window_length(interval_s, None, smooth_s)
+    if has_window and rtt_s:
+        k = max(k, window_length(interval_s, rtt_s))
+    return k
+
+
 def _column(frame: Any, name: str) -> list[Any]:
     return frame[name].to_list() if name in frame.columns else [None] * frame.height
 
@@ -91,14 +112,17 @@ def plot_run(
     names = dict(zip(run.flows["flow_id"].to_list(), run.flows["name"].to_list()))
     link_names = dict(zip(run.links["link_id"].to_list(), run.links["name"].to_list()))
 
-    from .references import window_length, window_rates
+    from .references import window_rates
 
     peaks = fs.group_by("flow_id").agg(pl.col("rate_bps").max().fill_null(0)).rows()
     flow_ids = _pick([(i, p or 0.0) for i, p in peaks], max_lines)
     windowed = flows_with_window(fs) & set(flow_ids)
     refs = dict(zip(run.flows["flow_id"].to_list(), _column(run.flows, "maxmin_bps")))
     interval = run.scenario.get("metrics", {}).get("interval_ns", 0) * 1e-9
-    k = window_length(interval, None, smooth) if interval and smooth else 1
+    rtts = dict(zip(run.flows["flow_id"].to_list(), _column(run.flows, "srtt_s")))
+    ks = {
+        fid: smoothing_samples(interval, smooth, rtts.get(fid), fid in windowed) for fid in flow_ids
+    }
 
     plt = _pyplot()
     rows = 3 if windowed else 2
@@ -118,6 +142,7 @@ def plot_run(
         sub = fs.filter(pl.col("flow_id") == fid).sort("time_s")
         label = names.get(fid, str(fid))
         t = sub["time_s"].to_numpy()
+        k = ks[fid]
         rate = (
             window_rates(t, sub["delivered_bytes"].to_numpy(), k)
             if k > 1
@@ -133,7 +158,14 @@ def plot_run(
         ax_rate.plot([], [], "--", color="0.3", lw=0.8, label="max-min")
     n_flows = fs["flow_id"].n_unique()
     shown = f" ({len(flow_ids)} of {n_flows} shown)" if n_flows > len(flow_ids) else ""
-    window = f", over {k * interval * 1e3:g} ms windows" if k > 1 else ""
+    spans = sorted({ks[f] * interval * 1e3 for f in flow_ids if ks[f] > 1})
+    window = ""
+    if spans:
+        longest = f"-{spans[-1]:g}" if len(spans) > 1 else ""
+        base = smoothing_samples(interval, smooth, None, False)
+        widened = any(ks[f] > base for f in flow_ids)
+        note = " (window-based flows: at least 4 RTTs)" if widened else ""
+        window = f", over {spans[0]:g}{longest} ms windows{note}"
     ax_rate.set_ylabel("rate (Mbit/s)")
     ax_rate.set_title(f"flow delivery rate{window}{shown}", fontsize=10)
     if ax_cwnd is not None:

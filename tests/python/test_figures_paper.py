@@ -168,3 +168,63 @@ def test_a_per_flow_x_needs_a_per_flow_metric(sweep):
 
     with pytest.raises(ScenarioError, match="needs a flows.COLUMN metric"):
         plot_sweep(sweep, "jain", "flows.min_rtt_s")
+
+
+def _bursty_run(rtt_s: float = 0.03, interval_s: float = 0.01, seconds: float = 3.0):
+    """A constructed run: a window-based flow delivering one 15 kB burst per RTT (a constant
+    4 Mbit/s, in bursts) and a rate-based flow delivering evenly."""
+    import polars as pl
+
+    from xcclab.results import RunResult
+
+    n = round(seconds / interval_s)
+    per = round(rtt_s / interval_s)
+    t = [(i + 1) * interval_s for i in range(n)]
+    burst = [15_000 * ((i + 1) // per) for i in range(n)]
+    even = [5_000 * (i + 1) for i in range(n)]
+    fs = pl.DataFrame(
+        {
+            "time_s": t + t,
+            "flow_id": [0] * n + [1] * n,
+            "rate_bps": [0.0] * (2 * n),
+            "cwnd_bytes": [15_000] * n + [None] * n,
+            "delivered_bytes": burst + even,
+        }
+    )
+    ls = pl.DataFrame({"time_s": t, "link_id": [0] * n, "queue_bytes": [0] * n})
+    flows = pl.DataFrame(
+        {
+            "flow_id": [0, 1],
+            "name": ["window", "paced"],
+            "cc": ["newreno", "rcp"],
+            "srtt_s": [rtt_s, rtt_s],
+            "maxmin_bps": [None, None],
+        }
+    )
+    links = pl.DataFrame({"link_id": [0], "name": ["a->b"], "algorithm": ["droptail"]})
+    info = {"scenario": {"name": "bursty", "metrics": {"interval_ns": round(interval_s * 1e9)}}}
+    tables = {"flows": flows, "links": links, "flow_series": fs, "link_series": ls}
+    return RunResult(run_info={**info, "seed": 1}, timing={}, tables=tables)
+
+
+def test_smoothing_does_not_invent_structure_in_a_window_flow(tmp_path, figures):
+    """--smooth 20ms over a flow that delivers once per 30 ms RTT: a 20 ms window holds one
+    burst or none, and the naive smoothed rate swings between 0 and 1.5 times the real rate; the
+    window is widened to 4 RTTs for window-based flows, and the rate is the flat 4 Mbit/s."""
+    from xcclab.plot import plot_run
+    from xcclab.references import window_rates
+
+    run = _bursty_run()
+    fs = run.flow_series.filter(run.flow_series["flow_id"] == 0)
+    naive = window_rates(fs["time_s"].to_numpy(), fs["delivered_bytes"].to_numpy(), 2)[10:]
+    assert np.nanmin(naive) == 0 and np.nanmax(naive) > 1.4 * 4e6  # the invented oscillation
+
+    plot_run(run, out=tmp_path, smooth=0.02)
+    ax = figures[0].axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    window = np.asarray(lines["window"].get_ydata(), dtype=float)
+    steady = window[~np.isnan(window)][5:]
+    assert np.allclose(steady, 4.0, rtol=1e-9), steady[:12]  # 15 kB per 30 ms = 4 Mbit/s
+    paced = np.asarray(lines["paced"].get_ydata(), dtype=float)
+    assert np.isnan(paced[:2]).all() and not np.isnan(paced[2:]).any()  # 2 samples: not widened
+    assert "20-120 ms windows (window-based flows: at least 4 RTTs)" in ax.get_title()
