@@ -137,21 +137,10 @@ def _frames(ls: Any, links: Any, drawn: list[topology.DrawnLink], limit: int) ->
     ids = links["link_id"].to_list()
     col = {lid: k for k, lid in enumerate(ids)}
     t, util = _matrix(ls, "utilisation", ids)
-    _, queue = _matrix(ls, "queue_bytes", ids)
+    fill = _queue_fill(ls, links, ids)
     size = downsample.bucket_size(len(t), limit)
     util = downsample.reduce(util, size, "mean")
-    queue = downsample.reduce(queue, size, "max")
-    buffers = links["buffer_bytes"].to_list()
-    mss = links["buffer_packets"].to_list()
-    full = np.array(
-        [
-            b if b else (p * 1500 if p else 0) or (np.nanmax(queue[:, k]) if len(queue) else 0)
-            for k, (b, p) in enumerate(zip(buffers, mss))
-        ],
-        dtype=float,
-    )
-    full[~(full > 0)] = 1.0
-    fill = np.clip(queue / full, 0, 1)
+    fill = downsample.reduce(fill, size, "max")
     util_u8 = np.zeros((util.shape[0], len(drawn)), dtype=np.uint8)
     fill_u8 = np.zeros_like(util_u8)
     for j, dl in enumerate(drawn):
@@ -167,6 +156,27 @@ def _frames(ls: Any, links: Any, drawn: list[topology.DrawnLink], limit: int) ->
         "util_scale": UTIL_SCALE,
         "bucket": size,
     }
+
+
+def _queue_fill(ls: Any, links: Any, ids: list[int]) -> np.ndarray:
+    """Each link's queue as a fraction of its buffer (bytes or packets, as the buffer is
+    given), or of its own largest queue when the buffer is unlimited."""
+    _, q_bytes = _matrix(ls, "queue_bytes", ids)
+    _, q_packets = _matrix(ls, "queue_packets", ids)
+    fill = np.zeros_like(q_bytes)
+    buffers = dict(
+        zip(links["link_id"].to_list(), links.select("buffer_bytes", "buffer_packets").rows())
+    )
+    for k, lid in enumerate(ids):
+        by_bytes, by_packets = buffers[lid]
+        if by_bytes:
+            fill[:, k] = q_bytes[:, k] / by_bytes
+        elif by_packets:
+            fill[:, k] = q_packets[:, k] / by_packets
+        else:
+            peak = np.nanmax(q_bytes[:, k]) if len(q_bytes) else 0.0
+            fill[:, k] = q_bytes[:, k] / peak if peak > 0 else 0.0
+    return np.clip(np.nan_to_num(fill), 0.0, 1.0)
 
 
 def _link_series(ls: Any, links: Any, points: int) -> tuple[dict | None, str | None]:
@@ -192,6 +202,7 @@ def _link_series(ls: Any, links: Any, points: int) -> tuple[dict | None, str | N
     out["bucket"] = size
     algos = dict(zip(ids, links["algorithm"].to_list()))
     out["gauges"] = {str(i): gauge_of(a) for i, a in algos.items() if gauge_of(a)}
+    out["names"] = {str(i): n for i, n in zip(ids, links["name"].to_list())}
     note = (
         f"link series: {len(t)} samples per link shown as {math.ceil(len(t) / size)} "
         f"(mean utilisation, largest queue, summed drops/marks over {size} samples)"

@@ -208,9 +208,8 @@
         .then(() => linkPlot.setAttribute('data-drawn', dl.name));
     }
     function linkName(lid) {
-      const t = base.tables.find((x) => x.name === 'links');
-      const row = t && t.rows.find((r) => r[0] === +lid);
-      return row ? row[1] : 'link ' + lid;
+      const ls = base.link_series;
+      return (ls && ls.names && ls.names[lid]) || 'link ' + lid;
     }
 
     function showFlow(fid) {
