@@ -176,8 +176,8 @@
       const rows = gauge ? 4 : 3;
       runs.forEach((r, i) => {
         const ls = decoded[i].linkSeries;
-        if (!ls || !ls.links[lid]) return;
-        const s = ls.links[lid];
+        const s = ls && ls.link(lid);
+        if (!s) return;
         const c = RUN_COLOURS[i % RUN_COLOURS.length];
         const name = runs.length > 1 ? r.label : null;
         const common = { x: ls.t, mode: 'lines', line: { color: c, width: 1.2 },
@@ -221,7 +221,7 @@
       if (row) name = row[1];
       runs.forEach((r, i) => {
         const fsr = decoded[i].flowSeries;
-        const f = fsr && fsr.flows[fid];
+        const f = fsr && fsr.flow(fid);
         if (!f) return;
         const c = RUN_COLOURS[i % RUN_COLOURS.length];
         const common = { x: f.t, mode: 'lines', line: { color: c, width: 1.2 },
@@ -269,6 +269,8 @@
     return { showLink, showFlow, view };
   }
 
+  // The slider's frames are decoded at once; a link's or flow's series only when it is first
+  // plotted (a run with a thousand links opens without decoding a million numbers).
   function decodeRun(r) {
     const out = { frames: null, linkSeries: null, flowSeries: null };
     if (r.frames) {
@@ -276,20 +278,39 @@
         util_scale: r.frames.util_scale };
     }
     if (r.link_series) {
-      const ls = { t: f32(r.link_series.t), links: {}, gauges: r.link_series.gauges };
-      for (const [lid, s] of Object.entries(r.link_series.links)) {
-        ls.links[lid] = {};
-        for (const [k, v] of Object.entries(s)) ls.links[lid][k] = f32(v);
-      }
-      out.linkSeries = ls;
+      const raw = r.link_series;
+      const cache = new Map();
+      let t = null;
+      out.linkSeries = {
+        gauges: raw.gauges,
+        get t() { return t || (t = f32(raw.t)); },
+        link(lid) {
+          const key = String(lid);
+          if (!raw.links[key]) return null;
+          if (!cache.has(key)) {
+            const s = {};
+            for (const [k, v] of Object.entries(raw.links[key])) s[k] = f32(v);
+            cache.set(key, s);
+          }
+          return cache.get(key);
+        },
+      };
     }
     if (r.flow_series) {
-      const fsr = { flows: {} };
-      for (const [fid, f] of Object.entries(r.flow_series.flows)) {
-        fsr.flows[fid] = { t: f32(f.t), rate_bps: f32(f.rate_bps), srtt_s: f32(f.srtt_s),
-          cwnd_bytes: f.cwnd_bytes ? f32(f.cwnd_bytes) : null, maxmin_bps: f.maxmin_bps };
-      }
-      out.flowSeries = fsr;
+      const raw = r.flow_series.flows;
+      const cache = new Map();
+      out.flowSeries = {
+        flow(fid) {
+          const key = String(fid);
+          const f = raw[key];
+          if (!f) return null;
+          if (!cache.has(key)) {
+            cache.set(key, { t: f32(f.t), rate_bps: f32(f.rate_bps), srtt_s: f32(f.srtt_s),
+              cwnd_bytes: f.cwnd_bytes ? f32(f.cwnd_bytes) : null, maxmin_bps: f.maxmin_bps });
+          }
+          return cache.get(key);
+        },
+      };
     }
     return out;
   }
@@ -299,7 +320,7 @@
     let best = dl.members[0];
     let bestLoad = -1;
     for (const m of dl.members) {
-      const s = dec.linkSeries.links[m];
+      const s = dec.linkSeries.link(m);
       if (!s) continue;
       const load = s.utilisation.reduce((a, v) => a + (v || 0), 0);
       if (load > bestLoad) { bestLoad = load; best = m; }
