@@ -17,7 +17,8 @@ $(BIN)/maturin:
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "maturin>=1.5,<2" "polars>=1.0" "matplotlib>=3.6" \
 		"numpy>=1.23" "tqdm>=4.60" "duckdb>=1.0" "dask[distributed]>=2024.1" \
-		"tomli-w>=1.0" "pytest>=7" "ruff>=0.4"
+		"tomli-w>=1.0" "plotly>=6,<8" "networkx>=3.1,<4" "pytest>=7" "ruff>=0.4" \
+		"playwright>=1.40,<2"
 
 venv: $(BIN)/maturin
 
@@ -33,6 +34,7 @@ demo: build
 	$(BIN)/xcc reproduce markmax-s1-dt --out $(DEMO_OUT)
 	@echo
 	@echo "report: $(DEMO_OUT)/report.md"
+	@echo "see it in a browser: $(BIN)/xcc view $(DEMO_OUT)   (one self-contained HTML page)"
 
 test: build
 	cargo test --workspace

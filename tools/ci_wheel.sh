@@ -22,7 +22,9 @@ import xcclab, xcclab._native, xcclab.kernel.build as b
 assert "site-packages" in xcclab.__file__, xcclab.__file__
 assert hasattr(xcclab._native, "emu_main")
 assert sorted(p.name for p in b.SOURCE_DIR.glob("*.c")) == ["maxnet.bpf.c", "maxnet_loader.c"]
-print("wheel: package, router and kernel sources installed")
+import xcclab.view.assets as view_assets
+assert "window.xccReady" in view_assets.own("view.js") and view_assets.plotly_js()
+print("wheel: package, router, kernel sources and the view page's scripts installed")
 PY
 "$work/venv/bin/xcc" kernel status
 # Kernel MaxNet builds from the installed sources where this machine can (root, clang,

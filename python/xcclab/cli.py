@@ -20,6 +20,8 @@
     xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
+    xcc view PATH [--out FILE] [--no-open]               a run, compare, sweep or index as one
+                                                          self-contained HTML page (docs/view.md)
 
 Errors print ``xcc: error: <message>`` on stderr, never a traceback: exit status 2 for bad
 input (scenario, arguments, paths), 1 when a run fails.
@@ -418,7 +420,7 @@ def _compare(scenario: str, out: Path | None) -> str:
     """Every precondition of the real half first, then both halves in memory, then the whole
     output directory at once (nothing is written when either half fails)."""
     from ._fsutil import atomic_dir
-    from .compare import differences, render
+    from .compare import differences, overlay_figure, render
     from .emu import emulate, preflight
     from .results import run
 
@@ -433,9 +435,23 @@ def _compare(scenario: str, out: Path | None) -> str:
             for name, result in (("sim", sim), ("emu", emu)):
                 (tmp / name).mkdir()
                 result.write_into(tmp / name)
+            figure = overlay_figure(sim, emu, tmp)
+            text = render(d, figure.name if figure else None)
             (tmp / "compare.md").write_text(text, encoding="utf-8")
             (tmp / "compare.json").write_text(json.dumps(d, indent=2), encoding="utf-8")
     return text
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from .view import write_view
+    from .view.browser import open_page
+
+    kind, page = write_view(Path(args.path), args.out)
+    size = page.stat().st_size / 1e6
+    print(f"{page} ({kind}, {size:.1f} MB)")
+    if not args.no_open and not open_page(page):
+        print("xcc view: no browser to open here; open the file above in one", file=sys.stderr)
+    return 0
 
 
 # -- parser ----------------------------------------------------------------------------------
@@ -490,7 +506,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", action="append", choices=["png", "svg", "pdf"], help="repeatable; png+svg"
     )
     p.add_argument(
-        "--smooth", metavar="TIME", help="rate window, e.g. 200ms (default: one interval)"
+        "--smooth",
+        metavar="TIME",
+        help="rate window, e.g. 200ms (default: one interval); window-based flows get at "
+        "least 4 RTTs, so their once-per-RTT bursts do not alias into a ripple",
     )
     p.set_defaults(func=cmd_plot)
 
@@ -603,7 +622,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="jain, jain_maxmin, max_abs_maxmin_error, max_convergence_s, converged_flows or "
         "TABLE.COLUMN, e.g. links.drops",
     )
-    p.add_argument("--x", required=True, metavar="PARAM", help="swept parameter on the x axis")
+    p.add_argument(
+        "--x",
+        required=True,
+        metavar="PARAM",
+        help="swept parameter on the x axis, or a per-flow quantity: flow, flows.COLUMN "
+        "(e.g. flows.min_rtt_s; with a flows.COLUMN metric)",
+    )
     p.add_argument("--y", metavar="PARAM", help="second parameter: draw a heatmap")
     p.add_argument(
         "--hue", metavar="PARAM", help="one line per value (default: every other; 'sweep')"
@@ -616,6 +641,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="where to write (default DIR/plots)")
     p.add_argument("--format", action="append", choices=["png", "svg", "pdf"])
     p.set_defaults(func=cmd_plot_sweep)
+
+    p = sub.add_parser(
+        "view", help="one self-contained HTML page of a run, compare, sweep or reproduction index"
+    )
+    p.add_argument("path", metavar="PATH", help="a run, compare or sweep directory, or an index")
+    p.add_argument("--out", metavar="FILE", help="where to write the page (PATH/view.html)")
+    p.add_argument("--no-open", action="store_true", help="write the page, do not open it")
+    p.set_defaults(func=cmd_view)
 
     p = sub.add_parser("kernel", help="MaxNet TCP in the Linux kernel via BPF (root)")
     p.add_argument("action", choices=["load", "unload", "status", "build"])

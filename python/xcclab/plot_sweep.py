@@ -5,7 +5,9 @@
 
 - with ``--x`` only: a **line plot** of the metric's mean over seeds against ``PARAM``, with a
   95% confidence interval (Student's t over the seeds: mean +- t(0.975, n-1) s / sqrt(n)),
-  one line per value of every other swept parameter (or of ``--hue``, averaging the rest);
+  one line per value of every other swept parameter (or of ``--hue``, averaging the rest); a
+  categorical ``PARAM`` (``protocol``) is drawn as points with error bars, groups side by side,
+  since nothing lies between two protocols; the legend sits right of the axes;
 - with ``--y`` too: a **heatmap** of the mean over seeds, one panel per combination of the
   remaining parameters, each cell annotated with mean +- half-width of the interval.
 
@@ -250,6 +252,10 @@ def plot_sweep(
     dirs = sweep_dirs(sweep_dir)
     manifest = load_manifest(dirs[0])
     all_cols = list(manifest["columns"].values())
+    if is_flow_axis(x):
+        if y:
+            raise ScenarioError("--y: not with a per-flow --x")
+        return _plot_per_flow(dirs, manifest, metric, x, hue, where, out, formats)
     x_col, y_col = _col(manifest, x), _col(manifest, y) if y else None
     if y_col == x_col:
         raise ScenarioError("--y: expected a parameter other than --x")
@@ -274,6 +280,132 @@ def plot_sweep(
         if y_col
         else _lines(plt, stats, m, x_col, groups)
     )
+    paths = save_figure(fig, out_dir, stem, formats)
+    plt.close(fig)
+    csv = out_dir / f"{stem}.csv"
+    stats.write_csv(csv)
+    return [*paths, csv]
+
+
+def is_flow_axis(x: str) -> bool:
+    """``--x flow`` (each flow by name) or ``--x flows.COLUMN`` (each flow at its mean value of
+    that column over the seeds, e.g. ``flows.min_rtt_s``): a per-flow quantity on x."""
+    return x == "flow" or x.startswith("flows.")
+
+
+def flow_stats(
+    sweep_dir: str | os.PathLike[str] | list[str | os.PathLike[str]],
+    metric: str,
+    x: str,
+    groups: list[str],
+    *,
+    where: str | None = None,
+) -> tuple[Any, Metric]:
+    """Per flow (by name) and combination of ``groups``: the mean, sd, n and 95% CI of the
+    flows-table ``metric`` over seeds, and ``x_value``, the flow's mean ``x`` column (its name
+    for ``x = "flow"``). The metric is per flow, not aggregated over a run's flows."""
+    import polars as pl
+
+    from .schema import TABLES
+
+    known = {c.name: c for c in TABLES["flows"]}
+    table, _, column = metric.partition(".")
+    if table != "flows" or column not in known:
+        raise ScenarioError(
+            f"--metric: a per-flow --x needs a flows.COLUMN metric, got {metric!r}; "
+            f"flows has {', '.join(sorted(known))}"
+        )
+    x_column = None if x == "flow" else x.partition(".")[2]
+    if x_column is not None and x_column not in known:
+        raise ScenarioError(f"--x: flows has no column {x_column!r}; it has {', '.join(known)}")
+    unit, scale = _UNIT_LABELS.get(known[column].unit, (known[column].unit, 1.0))
+    cond = f" AND ({where})" if where else ""
+    xsel = f'"{x_column}"' if x_column else "name"
+    sql = (
+        f'SELECT run_dir, name AS flow, "{column}" AS value, {xsel} AS x_value FROM flows '
+        f"WHERE point_id IS NOT NULL{cond}"
+    )
+    label = column + (f" ({unit})" if unit else "")
+    m = Metric(label, f"per flow{f' where {where}' if where else ''}", sql, scale)
+    frames = []
+    for directory in sweep_dirs(sweep_dir):
+        manifest = load_manifest(directory)
+        cols = [_params_of(manifest)[g] if g != "sweep" else g for g in groups]
+        frames.append(_per_run(directory, m, None, cols))
+    data = pl.concat(frames, how="diagonal_relaxed")
+    keys = ["flow", *groups]
+    x_agg = pl.col("x_value").mean() if x_column else pl.col("x_value").first()
+    stats = (
+        data.group_by(keys)
+        .agg(
+            pl.col("value").mean().alias("mean"),
+            pl.col("value").std().alias("sd"),
+            pl.col("value").count().alias("n"),
+            x_agg.alias("x_value"),
+        )
+        .with_columns(
+            (
+                pl.col("sd")
+                * pl.col("n").map_elements(lambda n: t975(n - 1), return_dtype=pl.Float64)
+                / pl.col("n").cast(pl.Float64).sqrt()
+            ).alias("ci95")
+        )
+        .sort([*groups, "x_value"])
+    )
+    return stats, m
+
+
+def _plot_per_flow(dirs, manifest, metric, x, hue, where, out, formats) -> list[Path]:
+    import polars as pl
+
+    from .plot import _pyplot, save_figure
+    from .schema import TABLES
+
+    groups = [_col(manifest, hue)] if hue else []
+    stats, m = flow_stats(dirs, metric, x, groups, where=where)
+    numeric = x != "flow"
+    xlabel = "flow"
+    xscale = 1.0
+    if numeric:
+        col = next(c for c in TABLES["flows"] if c.name == x.partition(".")[2])
+        xunit, xscale = {"s": ("ms", 1e3), **{k: v for k, v in _UNIT_LABELS.items()}}.get(
+            col.unit, (col.unit, 1.0)
+        )
+        xlabel = f"{col.name} per flow, mean over seeds" + (f" ({xunit})" if xunit else "")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8.5, 4.2), layout="constrained")
+    combos = stats.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
+    flows = sorted(stats["flow"].unique().to_list())
+    where_of = {f: i for i, f in enumerate(flows)}
+    dodge = 0.6 / len(combos) if not numeric and len(combos) > 1 else 0.0
+    for k, combo in enumerate(combos):
+        sub = stats
+        for g, v in combo.items():
+            sub = sub.filter(pl.col(g) == v)
+        if numeric:
+            xs = (sub["x_value"].cast(pl.Float64).to_numpy() * xscale).tolist()
+        else:
+            shift = (k - (len(combos) - 1) / 2) * dodge
+            xs = [where_of[f] + shift for f in sub["flow"].to_list()]
+        mean = sub["mean"].to_numpy() * m.scale
+        ci = sub["ci95"].fill_null(0).fill_nan(0).to_numpy() * m.scale
+        # Flows are distinct entities: points with error bars, never a line between them.
+        ax.errorbar(xs, mean, yerr=ci, fmt="o", capsize=4, label=_group_label(combo, groups))
+        if numeric:
+            for xv, yv, name in zip(xs, mean, sub["flow"].to_list()):
+                ax.annotate(name, (xv, yv), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    if not numeric:
+        ax.set_xticks(range(len(flows)), flows)
+        ax.set_xlim(-0.5, len(flows) - 0.5)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(m.label)
+    runs = _seeds(stats).replace("seeds", "runs (seeds and parameters not on the legend)")
+    ax.set_title(f"{m.label} {m.title}: mean and 95% CI over {runs}", fontsize=9)
+    ax.grid(True, lw=0.3)
+    if groups:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+    out_dir = Path(out) if out is not None else dirs[0] / "plots"
+    stem = f"{metric.replace('.', '-')}-vs-{x.replace('.', '-')}"
     paths = save_figure(fig, out_dir, stem, formats)
     plt.close(fig)
     csv = out_dir / f"{stem}.csv"
@@ -318,31 +450,56 @@ def _lines(plt: Any, stats: Any, m: Metric, x: str, groups: list[str]) -> Any:
     values, positions = _axis(stats, x)
     where = positions if positions is not None else list(range(len(values)))
     pos = dict(zip(values, where))
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    # Constrained layout leaves room for the legend, right of the axes, off the data.
+    fig, ax = plt.subplots(figsize=(8.5, 4.2), layout="constrained")
     combos = stats.select(groups).unique(maintain_order=True).to_dicts() if groups else [{}]
     has_ref = "reference" in stats.columns
-    for combo in combos:
+    # A categorical x (a protocol) has no "between" to draw a line or band through: points
+    # with error bars, each group shifted a little so their bars do not overlap.
+    categorical = positions is None
+    dodge = 0.6 / max(1, len(combos)) if categorical and len(combos) > 1 else 0.0
+    for k, combo in enumerate(combos):
         sub = stats
         for g, v in combo.items():
             sub = sub.filter(pl.col(g) == v)
-        xs = [pos[v] for v in sub[x].to_list()]
+        shift = (k - (len(combos) - 1) / 2) * dodge
+        xs = [pos[v] + shift for v in sub[x].to_list()]
         mean = sub["mean"].to_numpy() * m.scale
         ci = sub["ci95"].fill_null(0).fill_nan(0).to_numpy() * m.scale
-        (line,) = ax.plot(xs, mean, "o-", label=_group_label(combo, groups))
-        ax.fill_between(xs, mean - ci, mean + ci, color=line.get_color(), alpha=0.2, lw=0)
+        label = _group_label(combo, groups)
+        if categorical:
+            bars = ax.errorbar(xs, mean, yerr=ci, fmt="o", capsize=4, label=label)
+            colour = bars[0].get_color()
+        else:
+            (line,) = ax.plot(xs, mean, "o-", label=label)
+            colour = line.get_color()
+            ax.fill_between(xs, mean - ci, mean + ci, color=colour, alpha=0.2, lw=0)
         if has_ref:
-            ax.plot(xs, sub["reference"].to_numpy() * m.scale, "--", color=line.get_color(), lw=1)
+            ref = sub["reference"].to_numpy() * m.scale
+            if categorical:
+                ax.plot(xs, ref, "_", color=colour, ms=14, mew=1.5)
+            else:
+                ax.plot(xs, ref, "--", color=colour, lw=1)
     if has_ref:
-        ax.plot([], [], "--", color="0.3", lw=1, label=f"{m.reference} (dashed)")
+        style = "_" if categorical else "--"
+        ax.plot(
+            [],
+            [],
+            style,
+            color="0.3",
+            lw=1,
+            label=f"{m.reference} ({'bar' if categorical else 'dashed'})",
+        )
     ax.set_xticks(where)
     ax.set_xticklabels([str(v) for v in values])
     ax.set_xlabel(x)
     ax.set_ylabel(m.label)
     ax.set_title(textwrap.fill(f"{m.title}: mean and 95% CI over {_seeds(stats)}", 80), fontsize=9)
     ax.grid(True, lw=0.3)
+    if categorical:
+        ax.set_xlim(-0.5, len(values) - 0.5)
     if groups or has_ref:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return fig
 
 
