@@ -28,6 +28,7 @@ pub mod session;
 pub mod time;
 pub mod transport;
 pub mod wire;
+pub mod workload;
 
 pub use packet::{FlowId, Packet};
 pub use time::{Dur, Time};

@@ -181,7 +181,11 @@ mod tests {
 
     /// One hop's record: queue bytes, cumulative tx bytes, time in us.
     fn int1(q: u32, tx: u32, t_us: u32) -> IntHeader {
-        IntHeader::from_hops(5, &[IntHop { queue_bytes: q, tx_bytes: tx, timestamp_ns: t_us * 1000, line_rate_kbps: KBPS_100G }]).unwrap()
+        IntHeader::from_hops(
+            5,
+            &[IntHop { queue_bytes: q, tx_bytes: tx, timestamp_ns: t_us * 1000, line_rate_kbps: KBPS_100G }],
+        )
+        .unwrap()
     }
 
     fn close(a: f64, b: f64) -> bool {
@@ -264,7 +268,8 @@ mod tests {
     fn the_most_loaded_hop_sets_u() {
         let mut s = sender(5);
         let two = |tx0: u32, tx1: u32, t_us: u32| {
-            let h = |q, tx| IntHop { queue_bytes: q, tx_bytes: tx, timestamp_ns: t_us * 1000, line_rate_kbps: KBPS_100G };
+            let h =
+                |q, tx| IntHop { queue_bytes: q, tx_bytes: tx, timestamp_ns: t_us * 1000, line_rate_kbps: KBPS_100G };
             IntHeader::from_hops(5, &[h(0, tx0), h(50_000, tx1)]).unwrap()
         };
         s.on_ack(1000, 125_000, &two(0, 0, 0));

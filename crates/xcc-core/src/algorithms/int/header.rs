@@ -322,7 +322,10 @@ mod tests {
         buf[0] = 0;
         buf[5] = 1;
         assert_eq!(IntHeader::parse(&buf), Err(IntError::UnusedSlotNotZero { slot: 0 }));
-        assert_eq!(IntHeader::from_hops(1, &[hop(0, 0, 0, 1), hop(0, 0, 0, 1)]), Err(IntError::HopsAboveSlots { hops: 2, slots: 1 }));
+        assert_eq!(
+            IntHeader::from_hops(1, &[hop(0, 0, 0, 1), hop(0, 0, 0, 1)]),
+            Err(IntError::HopsAboveSlots { hops: 2, slots: 1 })
+        );
         assert_eq!(IntHeader::new(0), Err(IntError::NoSlots));
         let h = IntHeader::new(3).unwrap();
         assert_eq!(h.emit(&mut [0u8; 10]), Err(IntError::Truncated { needed: 50, available: 10 }));

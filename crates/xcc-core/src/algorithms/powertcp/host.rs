@@ -214,7 +214,11 @@ mod tests {
     }
 
     fn int1(q: u32, tx: u32, t_us: u32) -> IntHeader {
-        IntHeader::from_hops(5, &[IntHop { queue_bytes: q, tx_bytes: tx, timestamp_ns: t_us * 1000, line_rate_kbps: 100_000_000 }]).unwrap()
+        IntHeader::from_hops(
+            5,
+            &[IntHop { queue_bytes: q, tx_bytes: tx, timestamp_ns: t_us * 1000, line_rate_kbps: 100_000_000 }],
+        )
+        .unwrap()
     }
 
     fn powertcp() -> PowerTcpSender {
@@ -277,7 +281,8 @@ mod tests {
     //      fast:   W = 0.7·(101,433.33/(1.16/1.05) + 187.5) + 0.3·101,433.33 = 94,831.5086...
     #[test]
     fn theta_power_and_window_from_rtts() {
-        let mut s = PowerTcpSender::new(PowerVariant::Theta, PowerTcpParams::default(), 100e9, Dur::from_us(10)).unwrap();
+        let mut s =
+            PowerTcpSender::new(PowerVariant::Theta, PowerTcpParams::default(), 100e9, Dur::from_us(10)).unwrap();
         let us = |n: u64| Time::from_ns(n * 1000);
         s.on_ack_rtt(us(0), 1000, 100_000, Dur::from_us(10));
         expect(&s, 1.0, BDP, BDP);
@@ -297,6 +302,8 @@ mod tests {
         assert!(PowerTcpSender::new(PowerVariant::Int, p, -1.0, Dur::from_us(10)).is_err());
         assert!(PowerTcpSender::new(PowerVariant::Int, p, 1e9, Dur::ZERO).is_err());
         let bad = PowerTcpParams { gamma: Some(2.0), ..p };
-        assert!(PowerTcpSender::new(PowerVariant::Theta, bad, 1e9, Dur::from_us(10)).unwrap_err().contains("powertcp.gamma"));
+        assert!(PowerTcpSender::new(PowerVariant::Theta, bad, 1e9, Dur::from_us(10))
+            .unwrap_err()
+            .contains("powertcp.gamma"));
     }
 }
