@@ -11,4 +11,5 @@ pub mod dcqcn;
 pub mod dctcp;
 pub mod hpcc;
 pub mod int;
+pub mod pfc;
 pub mod powertcp;
