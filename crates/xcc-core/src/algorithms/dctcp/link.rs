@@ -36,10 +36,10 @@ mod tests {
     }
 
     // xcclab's RED gives the same step with w_q = 1 (no averaging), min_th = K, max_th = K + 1
-    // (byte mode), classic, mark mode: at q = K the early region's probability is
+    // (bytes or packets), classic, mark mode: at q = K the early region's probability is
     // max_p·(K − K)/1 = 0, and from q = K + 1 on the forced region marks every ECT packet. So a
-    // scenario can run DCTCP's switch as `queue = { kind = "red", w_q = 1, min_th = K, max_th =
-    // K + 1, unit = "bytes", action = "mark" }` without a new queue.
+    // scenario can run DCTCP's switch as `queue = { kind = "red", w_q = 1.0, min_th = "65pkt",
+    // max_th = "66pkt", action = "mark" }` without a new queue.
     #[test]
     fn red_with_unit_weight_and_adjacent_thresholds_is_the_same_step() {
         use crate::link::fake_queue::FakeQueue;
@@ -72,6 +72,15 @@ mod tests {
             let verdict = red.on_enqueue(Time::from_ns(n as u64 * 1000), &mut pkt, &mut q);
             let want = if step.should_mark(bytes) { Verdict::Mark } else { Verdict::Queue };
             assert_eq!(verdict, want, "queue {bytes} B");
+        }
+        // In packets: K = 65, marks from the 66th waiting packet on.
+        let cfg = RedConfig { min_th: 65.0, max_th: 66.0, unit: RedUnit::Packets, ..cfg };
+        let mut red = Red::new(cfg, component_rng(1, kind::LINK, 1));
+        for (n, packets) in (60..72).chain((60..72).rev()).enumerate() {
+            let mut q = FakeQueue::busy(packets);
+            let mut pkt = Packet { wire_bytes: 1500, ecn: Ecn::Ect0, ..Packet::default() };
+            let verdict = red.on_enqueue(Time::from_ns(n as u64 * 1000), &mut pkt, &mut q);
+            assert_eq!(verdict == Verdict::Mark, packets > 65, "queue {packets} packets");
         }
     }
 }
