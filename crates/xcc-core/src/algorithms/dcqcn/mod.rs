@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DcqcnParams {
-    /// Kmin: no mark at or below this queue, in bytes. 5 KB: the paper's parameter table.
+    /// Kmin: no mark at or below this queue, in bytes. 5 KB: the paper's parameter table as we
+    /// recall it (its text was not re-read here; docs/algorithms/dcqcn.md says which constants
+    /// other code corroborates).
     /// (HPCC's ns-3 runs scale it with the link: 100 KB per 25 Gbit/s.)
     pub kmin_bytes: u64,
     /// Kmax: every packet is marked above this queue, in bytes. 200 KB: the paper.
@@ -40,7 +42,8 @@ pub struct DcqcnParams {
     pub byte_counter_bytes: u64,
     /// F: fast-recovery steps before additive increase. 5: the paper.
     pub fast_recovery_steps: u32,
-    /// R_AI, the additive step of the target rate, in bit/s. 40 Mbit/s: the paper.
+    /// R_AI, the additive step of the target rate, in bit/s. 40 Mbit/s: the paper, as recalled
+    /// (HPCC's runs use `5·bw/25` Mbit/s, 8 Mbit/s at 40 Gbit/s; htsim rate/20).
     pub rate_ai_bps: f64,
     /// R_HAI, the hyper-increase step, in bit/s. 400 Mbit/s: ten times R_AI, the ratio of the
     /// HPCC authors' DCQCN runs (`RATE_AI 5·bw/25`, `RATE_HAI 50·bw/25` Mbit/s); the paper

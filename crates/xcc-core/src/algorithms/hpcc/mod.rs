@@ -18,8 +18,9 @@ pub struct HpccParams {
     /// `U_TARGET 0.95`).
     pub eta: f64,
     /// maxStage: reference-window updates of additive increase before a multiplicative one
-    /// while `U < eta`. 5: the paper, section 3.3. (The authors' `run.py` defaults to
-    /// `MI_THRESH 0`, every update multiplicative; set 0 to run as they did.)
+    /// while `U < eta`. 5: the paper, section 3.3, as we recall its text (not re-read here;
+    /// docs/algorithms/hpcc.md). The authors' `run.py` defaults to `MI_THRESH 0`, every update
+    /// multiplicative; set 0 to run as they did.
     pub max_stage: u32,
     /// W_AI in bytes; `None` takes the paper's rule `W_AI = W_init·(1 − eta)/N` (section 3.3)
     /// with `N = ai_flows`.
