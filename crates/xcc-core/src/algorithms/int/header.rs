@@ -343,6 +343,36 @@ mod tests {
         assert_eq!(h.hops()[1].line_rate_kbps, 1, "a zero rate is stamped as the least rate");
     }
 
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Any bytes: parse never panics; what it accepts emits back to the same bytes.
+            #[test]
+            fn parse_is_total_and_exact(buf in proptest::collection::vec(any::<u8>(), 0..160)) {
+                if let Ok((h, used)) = IntHeader::parse(&buf) {
+                    let mut out = vec![0u8; used];
+                    prop_assert_eq!(h.emit(&mut out), Ok(used));
+                    prop_assert_eq!(&out[..], &buf[..used]);
+                }
+            }
+
+            /// Any valid header survives emit then parse.
+            #[test]
+            fn emit_then_parse_round_trips(
+                slots in 1usize..=INT_MAX_SLOTS,
+                raw in proptest::collection::vec((any::<u32>(), any::<u32>(), any::<u32>(), 1u32..), 0..=INT_MAX_SLOTS),
+            ) {
+                let hops: Vec<IntHop> = raw.iter().take(slots).map(|&(q, tx, ts, r)| hop(q, tx, ts, r)).collect();
+                let h = IntHeader::from_hops(slots, &hops).unwrap();
+                let mut buf = vec![0u8; h.wire_len()];
+                h.emit(&mut buf).unwrap();
+                prop_assert_eq!(IntHeader::parse(&buf), Ok((h, buf.len())));
+            }
+        }
+    }
+
     #[test]
     fn stamp_wraps_counters_and_differences_undo_the_wrap() {
         // A 100 Gbit/s port at 5 s with 2^32 + 10 bytes sent.
