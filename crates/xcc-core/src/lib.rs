@@ -34,6 +34,7 @@ pub mod time;
 pub mod transport;
 pub mod units;
 pub mod wire;
+pub mod workload;
 
 pub use packet::{FlowId, Packet};
 pub use time::{Dur, Time};

@@ -9,13 +9,19 @@
 
 pub mod bfyz;
 pub mod cobb;
+pub mod dcqcn;
+pub mod dctcp;
 pub mod droptail;
 pub mod erica;
+pub mod hpcc;
+pub mod int;
 pub mod jetmax;
 pub mod markmax;
 pub mod maxnet;
 pub mod newreno;
+pub mod pfc;
 pub mod piqi_rcp;
+pub mod powertcp;
 pub mod rcp;
 pub mod red;
 pub mod slbn;

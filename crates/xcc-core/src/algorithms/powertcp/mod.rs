@@ -1,0 +1,88 @@
+//! PowerTCP and theta-PowerTCP (Addanki, Michel and Schmid, "PowerTCP: Pushing the
+//! Performance Limits of Datacenter Networks", NSDI 2022): window senders that react to the
+//! *power* of the bottleneck, the product of its arrival rate and its queueing delay plus base
+//! RTT, so they see a queue growing before it is long. PowerTCP measures power from INT
+//! ([`crate::algorithms::int`]); theta-PowerTCP from RTT samples alone. [`host`] holds both
+//! laws; docs/algorithms/powertcp.md states them and whose code each constant comes from.
+
+pub mod host;
+
+pub use host::{PowerTcpSender, PowerVariant};
+
+use serde::{Deserialize, Serialize};
+
+/// PowerTCP's parameters (both variants).
+#[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PowerTcpParams {
+    /// gamma, the weight of the new window in `cwnd = gamma·(cwnd_old/Γ + beta) + (1 −
+    /// gamma)·cwnd` (paper, Algorithm 1). `None`: 0.9 for PowerTCP and 0.7 for theta-PowerTCP,
+    /// what the authors' ns-3 code runs (`rdma-hw.cc`, `UpdateRatePower`).
+    pub gamma: Option<f64>,
+    /// eta, the normalised power the sender settles at: Γ is divided by it before the update.
+    /// `None`: 0.95 for PowerTCP (the code's `m_targetUtil`, 95 % of capacity) and 1.05 for
+    /// theta-PowerTCP (the code divides by `1.05·baseRtt`: an RTT 5 % above the base, the
+    /// queue an RTT-only signal needs to see). The paper's equation is eta = 1.
+    pub eta: Option<f64>,
+    /// beta, the additive increase, in bytes. `None`: 150 Mbit/s times the base RTT, the
+    /// authors' code (`DataRate("150Mbps")` added to the rate before the gamma average).
+    pub beta_bytes: Option<f64>,
+    /// The least arrival rate (PowerTCP) or RTT-gradient term `1 + dθ/dt` (theta) counted in
+    /// the power, as a fraction of the line rate (or of 1): a queue draining fast would
+    /// otherwise give a negative power. 0.5: the authors' code (`A < 0.5·LineRate`).
+    pub arrival_floor: f64,
+    /// Least sending rate in bit/s; the window never falls below `min_rate·τ`. 1 Gbit/s, as
+    /// HPCC's (the code shares HPCC's `m_minRate`).
+    pub min_rate_bps: f64,
+}
+
+impl Default for PowerTcpParams {
+    fn default() -> Self {
+        PowerTcpParams { gamma: None, eta: None, beta_bytes: None, arrival_floor: 0.5, min_rate_bps: 1e9 }
+    }
+}
+
+impl PowerTcpParams {
+    /// Every field in range, or the name of the first one that is not.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(g) = self.gamma {
+            if !(g > 0.0 && g <= 1.0) {
+                return Err(format!("powertcp.gamma must be in (0, 1], got {g}"));
+            }
+        }
+        if let Some(e) = self.eta {
+            if !(e > 0.0 && e.is_finite()) {
+                return Err(format!("powertcp.eta must be positive, got {e}"));
+            }
+        }
+        if let Some(b) = self.beta_bytes {
+            if !(b >= 0.0 && b.is_finite()) {
+                return Err(format!("powertcp.beta_bytes must be >= 0, got {b}"));
+            }
+        }
+        if !(self.arrival_floor >= 0.0 && self.arrival_floor <= 1.0) {
+            return Err(format!("powertcp.arrival_floor must be in [0, 1], got {}", self.arrival_floor));
+        }
+        if !(self.min_rate_bps > 0.0 && self.min_rate_bps.is_finite()) {
+            return Err(format!("powertcp.min_rate_bps must be positive, got {}", self.min_rate_bps));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_pass_and_each_bad_field_is_named() {
+        assert_eq!(PowerTcpParams::default().check(), Ok(()));
+        let bad = |p: PowerTcpParams, field: &str| assert!(p.check().unwrap_err().contains(field), "{field}");
+        bad(PowerTcpParams { gamma: Some(0.0), ..Default::default() }, "powertcp.gamma");
+        bad(PowerTcpParams { eta: Some(-1.0), ..Default::default() }, "powertcp.eta");
+        bad(PowerTcpParams { beta_bytes: Some(f64::INFINITY), ..Default::default() }, "powertcp.beta_bytes");
+        bad(PowerTcpParams { arrival_floor: 2.0, ..Default::default() }, "powertcp.arrival_floor");
+        bad(PowerTcpParams { min_rate_bps: 0.0, ..Default::default() }, "powertcp.min_rate_bps");
+        assert!(serde_json::from_str::<PowerTcpParams>(r#"{"gama": 0.9}"#).is_err());
+    }
+}
