@@ -9,7 +9,7 @@
 //! ```
 //!
 //! Each packet is marked CE with probability p(q), one uniform draw per packet, no count-based
-//! spacing (unlike FJ93's RED, [`crate::link::red`]). The queue is the one the packet joins.
+//! spacing (unlike FJ93's RED, [`crate::algorithms::red::link`]). The queue is the one the packet joins.
 
 use super::DcqcnParams;
 

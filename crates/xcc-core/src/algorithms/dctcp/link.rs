@@ -42,8 +42,8 @@ mod tests {
     // max_th = "66pkt", action = "mark" }` without a new queue.
     #[test]
     fn red_with_unit_weight_and_adjacent_thresholds_is_the_same_step() {
+        use crate::algorithms::red::link::{Red, RedAction, RedConfig, RedUnit, RedVariant};
         use crate::link::fake_queue::FakeQueue;
-        use crate::link::red::{Red, RedAction, RedConfig, RedUnit, RedVariant};
         use crate::link::{LinkAlgorithm, Verdict};
         use crate::packet::Packet;
         use crate::rng::{component_rng, kind};
