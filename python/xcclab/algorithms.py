@@ -76,14 +76,11 @@ NOTES: dict[str, tuple[str, str]] = {
 
 
 def registry_names() -> dict[str, list[str]]:
-    """The registries' names by role: "host", "link", "session" (session names as scenarios
-    spell them, with "-")."""
+    """The registry's names by role: "host", "link", "session" (one spelling per algorithm, as
+    scenarios, `xcc list` and run.json write it)."""
     from .errors import load_native
 
-    return {
-        role: [n.replace("_", "-") for n in names]
-        for role, names in load_native().algorithm_names()
-    }
+    return {role: list(names) for role, names in load_native().algorithm_names()}
 
 
 def algorithms() -> tuple[Algorithm, ...]:

@@ -102,11 +102,6 @@ def algorithms_by_name() -> str:
 #: scenario-reference test checks the list against what runs write).
 FLOW_KINDS = ("bulk", "cbr", "arrival", "request", "response", "session")
 
-#: The `protocol` kinds of session flows (`Protocol::NAMES` in crates/xcc-build/src/session.rs;
-#: the scenario-reference test checks the list against the parser).
-SESSION_PROTOCOLS = ("slbn", "bfyz", "erica", "cobb", "rcp", "piqi_rcp")
-
-
 def enumerations() -> str:
     """output-schema.md's table of the values of the enumerated columns."""
     names = registry_names()
@@ -120,7 +115,7 @@ def enumerations() -> str:
             "|---|---|",
             f"| `flows.kind` | {codes(FLOW_KINDS)} |",
             f"| `flows.cc` | {codes(names['host'])} (the `cc` kinds), `none` (cbr), "
-            f"{codes(SESSION_PROTOCOLS)} (session flows' protocols) |",
+            f"{codes(names['session'])} (session flows' protocols) |",
             f"| `links.algorithm` | {codes(names['link'])} (the `queue` kinds) |",
         ]
     )
