@@ -102,6 +102,7 @@ def algorithms_by_name() -> str:
 #: scenario-reference test checks the list against what runs write).
 FLOW_KINDS = ("bulk", "cbr", "arrival", "request", "response", "session")
 
+
 def enumerations() -> str:
     """output-schema.md's table of the values of the enumerated columns."""
     names = registry_names()

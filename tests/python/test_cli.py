@@ -135,7 +135,9 @@ def test_reproduce_list_and_unknown(capsys, tmp_path):
 
 
 def test_experiment_ids_cover_the_catalog():
-    """Every id of experiments.md (``### id``) is in the registry."""
+    """Every id of experiments.md's seed sections (``### id``) is in the registry. The section
+    "Beyond the seeds" lists the experiments of the datacenter and baseline issues, which come
+    with their protocols."""
     from xcclab.reproduce import experiments
 
     catalog = ROOT.parent / "shared" / "experiments.md"
@@ -143,6 +145,8 @@ def test_experiment_ids_cover_the_catalog():
         pytest.skip("shared/experiments.md not beside the repository")
     ids = set()
     for line in catalog.read_text().splitlines():
+        if line.startswith("## Beyond the seeds"):
+            break
         if line.startswith("### "):
             ident = line[4:].split(" ")[0].rstrip(",")
             ids.add(ident)

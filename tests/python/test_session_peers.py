@@ -9,7 +9,7 @@ from xcclab import sessions
 
 
 def test_peers_are_registered():
-    assert {"rcp", "piqi_rcp", "erica", "bfyz", "cobb"} <= set(sessions.protocols())
+    assert {"rcp", "piqi-rcp", "erica", "bfyz", "cobb"} <= set(sessions.protocols())
 
 
 def test_bfyz_converges_on_a_small_transit_stub_network_and_is_deterministic():
