@@ -132,6 +132,15 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Count drops from here on only: the run's traffic starts now, and a packet the kernel sent
     // on its own before is not the run's.
     netns::wait_until_running(&hosts, Duration::from_secs(2));
+    if STOP.load(Ordering::Relaxed) {
+        // Stopped while setting up: nothing has started; the router goes (it waits for time
+        // zero, which never comes: the channel closes), then the namespaces.
+        stop.store(true, Ordering::Relaxed);
+        drop(zero_tx);
+        let _ = router.join();
+        topo.destroy()?;
+        return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+    }
     let kernel_before: Vec<DevCounters> =
         hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV).unwrap_or_default()).collect();
     // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs out of
@@ -154,6 +163,23 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     let mut udp_setups = Vec::new();
     let mut cbr_threads = Vec::new();
     let cbr_stop = Arc::new(AtomicBool::new(false));
+    // A stop (SIGINT, SIGTERM, SIGHUP) at any moment from here to the end: every Linux TCP
+    // socket is reset and its thread woken, the CBR sinks told, so every join below returns
+    // at once and no connection outlives the run (the signal handler itself may only set STOP).
+    let run_over = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (over, cbr_stop) = (run_over.clone(), cbr_stop.clone());
+        thread::spawn(move || {
+            while !over.load(Ordering::Relaxed) {
+                if STOP.load(Ordering::Relaxed) {
+                    apps::abort_all();
+                    cbr_stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
     for (i, f) in s.flows.iter().enumerate() {
         if let FlowKind::Cbr { rate_bps, packet_bytes } = f.kind {
             let (a, b) = flow_ports[i];
@@ -182,9 +208,11 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let stop_at = f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration));
                 let sink = thread::spawn(move || apps::tcp_sink(listener));
                 let sender = thread::spawn(move || -> io::Result<apps::BulkReport> {
-                    thread::sleep(start.saturating_sub(t0.elapsed()));
-                    let stream = sys::in_netns(&src_ns, || TcpStream::connect(dst))?;
-                    apps::set_tcp_congestion(&stream, linux_cc)?;
+                    if !apps::sleep_until(t0 + start) {
+                        return Err(io::Error::new(io::ErrorKind::Interrupted, "stopped"));
+                    }
+                    // The congestion control is the socket's from the SYN on.
+                    let stream = sys::in_netns(&src_ns, || apps::tcp_connect_with(dst, linux_cc))?;
                     apps::tcp_send(stream, stop_at.saturating_sub(t0.elapsed()), size_bytes)
                 });
                 tcp_threads.push((i, f.start_ns, sink, sender));
@@ -418,7 +446,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     for (i, sink, sender) in cbr_threads {
         let sent = sender.join().map_err(|_| io::Error::other("cbr sender panicked"))?;
         // The last datagrams are still on the links: give them the path's delay to arrive.
-        thread::sleep(Duration::from_nanos(two_way[i]) + Duration::from_millis(20));
+        if !STOP.load(Ordering::Relaxed) {
+            thread::sleep(Duration::from_nanos(two_way[i]) + Duration::from_millis(20));
+        }
         cbr_stop.store(true, Ordering::Relaxed);
         let got = sink.join().map_err(|_| io::Error::other("cbr sink panicked"))?;
         match (sent, got) {
@@ -452,11 +482,13 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Let the last FIN/ACK exchanges cross the router before it stops: a socket left in
     // LAST_ACK retransmits into a dismantled namespace for minutes and keeps its congestion
     // control (kernel MaxNet's BPF map) alive that long.
-    if had_tcp {
+    if had_tcp && !STOP.load(Ordering::Relaxed) {
         let longest = two_way.iter().copied().max().unwrap_or(0);
         thread::sleep(Duration::from_nanos(3 * longest) + Duration::from_millis(50));
     }
     stop.store(true, Ordering::Relaxed);
+    run_over.store(true, Ordering::Relaxed);
+    let _ = watcher.join();
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;
     drop(awake);
     let kernel: Vec<DevCounters> = hosts

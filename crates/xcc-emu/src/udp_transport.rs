@@ -31,8 +31,8 @@ use crate::sys;
 
 /// IPv4 + UDP header bytes in front of the shim.
 pub const IP_UDP_LEN: u32 = 28;
-/// Largest IP packet the hosts send (the TUN MTU).
-pub const MTU: u32 = 1500;
+/// Largest IP packet the hosts send on xcclab's transport (the TUN MTU, not the route's).
+pub const MTU: u32 = crate::netns::TUN_MTU;
 /// How late this driver may be behind a paced departure and still make it up
 /// (`TransportConfig::pacing_catch_up`): the loop sleeps in `ppoll`, which wakes some tens of
 /// microseconds after the deadline (milliseconds when the CPU is taken); at 100 Mbit/s a
@@ -119,6 +119,21 @@ fn set_tos(s: &UdpSocket, tos: u8) -> io::Result<()> {
     // SAFETY: valid fd, pointer to an int and its size.
     let r = unsafe {
         libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_IP, libc::IP_TOS, (&v as *const libc::c_int).cast(), 4)
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Lets a UDP socket send datagrams up to the TUN device's MTU rather than the route's
+/// (`IP_PMTUDISC_PROBE`: DF set, the route's path MTU ignored). The route says 1500 for Linux
+/// TCP's sake (`netns::ROUTE_MTU`); xcclab's transport and the sessions need the device's.
+pub(crate) fn use_device_mtu(s: &UdpSocket) -> io::Result<()> {
+    let v: libc::c_int = libc::IP_PMTUDISC_PROBE;
+    // SAFETY: valid fd, pointer to an int and its size.
+    let r = unsafe {
+        libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_IP, libc::IP_MTU_DISCOVER, (&v as *const libc::c_int).cast(), 4)
     };
     if r < 0 {
         return Err(io::Error::last_os_error());
@@ -257,6 +272,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             let sock = sys::in_netns(&s.dst_netns, || UdpSocket::bind(a))?;
             sock.set_nonblocking(true)?;
             set_buffers(&sock, SOCKET_BUFFER)?;
+            use_device_mtu(&sock)?;
             enable_recv_tos(&sock)?;
             if gro {
                 enable_gro(&sock);
@@ -269,6 +285,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         tx.connect(SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT))?;
         tx.set_nonblocking(true)?;
         set_buffers(&tx, SOCKET_BUFFER)?;
+        use_device_mtu(&tx)?;
         enable_recv_tos(&tx)?;
         if gro {
             enable_gro(&tx);
