@@ -105,9 +105,30 @@ pub fn set_tcp_congestion(s: &impl AsRawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// Caps a TCP socket's MSS (`TCP_MAXSEG`, before `connect` or `listen`): a scenario's
+/// `transport.mss` below the route's 1460 B. Linux counts TCP options inside it, so with
+/// timestamps a 500-byte MSS carries 488 B of payload in 540-byte packets, the simulator's
+/// packet size for `mss = 500B`, 40 B of header.
+pub fn set_tcp_mss(s: &impl AsRawFd, mss: u32) -> io::Result<()> {
+    let v = mss as libc::c_int;
+    // SAFETY: valid fd, pointer to an int and its size.
+    let r = unsafe {
+        libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_MAXSEG, (&v as *const libc::c_int).cast(), 4)
+    };
+    if r < 0 {
+        return Err(io::Error::other(format!("TCP_MAXSEG {mss}: {}", io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
 /// A TCP connection to `dst` whose congestion control is `cc` from the SYN on (a socket
 /// connected first would open with the namespace's default and switch afterwards).
 pub fn tcp_connect_with(dst: std::net::SocketAddr, cc: &str) -> io::Result<TcpStream> {
+    tcp_connect_opts(dst, cc, None)
+}
+
+/// [`tcp_connect_with`], with the MSS capped at `mss` ([`set_tcp_mss`]) when given.
+pub fn tcp_connect_opts(dst: std::net::SocketAddr, cc: &str, mss: Option<u32>) -> io::Result<TcpStream> {
     use std::os::fd::FromRawFd;
     let std::net::SocketAddr::V4(v4) = dst else {
         return Err(io::Error::other("IPv4 only"));
@@ -121,6 +142,9 @@ pub fn tcp_connect_with(dst: std::net::SocketAddr, cc: &str) -> io::Result<TcpSt
     let stream = unsafe { TcpStream::from_raw_fd(fd) };
     let _abortable = Abortable::track(&stream);
     set_tcp_congestion(&stream, cc)?;
+    if let Some(m) = mss {
+        set_tcp_mss(&stream, m)?;
+    }
     let sa = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: v4.port().to_be(),

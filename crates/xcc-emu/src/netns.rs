@@ -33,6 +33,13 @@ pub struct HostNs {
     pub tcp_cc: String,
     /// `net.ipv4.tcp_ecn`: 1 requests ECN on outgoing connections, 2 only accepts it.
     pub tcp_ecn: u8,
+    /// `net.ipv4.tcp_sack`: off when a Linux TCP flow of this host asks for `sack = false`.
+    pub tcp_sack: bool,
+    /// The route's `initcwnd` (segments): a NewReno flow's `initial_window` (Linux: 10).
+    pub initcwnd: Option<u32>,
+    /// The route's `quickack`: every segment acknowledged at once, for NewReno flows received
+    /// here with `delayed_ack = false` (Linux delays ACKs otherwise).
+    pub quickack: bool,
 }
 
 impl HostNs {
@@ -112,6 +119,9 @@ impl Topology {
                 write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")?;
                 write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")?;
                 write_sysctl("net.ipv4.tcp_ecn", &h.tcp_ecn.to_string())?;
+                if !h.tcp_sack {
+                    write_sysctl("net.ipv4.tcp_sack", "0")?;
+                }
                 write_sysctl("net.ipv4.tcp_congestion_control", &h.tcp_cc)?;
                 // Linux TCP's socket buffers may grow to 64 MiB (autotuning; the defaults stop
                 // at 4 MiB to send, 32 MiB to receive): a 4 MiB send buffer held kernel MaxNet
@@ -130,7 +140,15 @@ impl Topology {
             let addr = format!("{}.{}.{}.{}/32", a[0], a[1], a[2], a[3]);
             ip(&["-n", n, "addr", "add", &addr, "dev", TUN_DEV])?;
             // Linux TCP takes its MSS from the route (1460 B), so its packets are Ethernet's.
-            ip(&["-n", n, "route", "add", "10.0.0.0/8", "dev", TUN_DEV, "mtu", &route_mtu])?;
+            let mut route = vec!["-n", n, "route", "add", "10.0.0.0/8", "dev", TUN_DEV, "mtu", &route_mtu];
+            let initcwnd = h.initcwnd.map(|w| w.to_string());
+            if let Some(w) = &initcwnd {
+                route.extend(["initcwnd", w.as_str()]);
+            }
+            if h.quickack {
+                route.extend(["quickack", "1"]);
+            }
+            ip(&route)?;
         }
         Ok(topo)
     }

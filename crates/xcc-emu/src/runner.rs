@@ -15,7 +15,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use xcc_build::scenario::model::{FlowKind, Scenario};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
 use xcc_core::{Dur, Time};
 
 use crate::apps;
@@ -52,6 +52,55 @@ struct FlowOut {
 
 fn addr(a: [u8; 4], port: u16) -> SocketAddr {
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(a), port))
+}
+
+/// The MSS a Linux TCP socket is capped at: the scenario's, when below the route's 1460 B.
+fn linux_mss(t: &Transport) -> Option<u32> {
+    (t.mss_bytes < ROUTE_MSS).then_some(t.mss_bytes)
+}
+
+/// Linux TCP's MSS on the namespaces' route (1500 - 40).
+const ROUTE_MSS: u32 = netns::ROUTE_MTU - 40;
+
+/// What Linux TCP flows' `transport` and NewReno's `initial_window` ask of their hosts, set
+/// where Linux has a knob: `sack = false` turns SACK off on both ends' namespaces; a NewReno
+/// flow's `initial_window` is its sender's route `initcwnd` (both ends of a transaction, the
+/// server sends the response); `delayed_ack = false` (the simulator's default, ns-2's sink)
+/// sets `quickack` on the receiver's route, while `delayed_ack = "linux"` or a time leaves
+/// Linux's delayed ACKs. A host whose flows disagree gets SACK off, quick ACKs and the largest
+/// window. Kernel MaxNet's flows keep Linux's defaults (their window is the price's).
+fn linux_tcp_settings(s: &Scenario, plan: &mut Plan, stack: Stack) {
+    let mut ends: Vec<(Cc, Transport, Vec<usize>, Vec<usize>)> = Vec::new();
+    for f in &s.flows {
+        if let FlowKind::Bulk { cc, transport, .. } = f.kind {
+            let (a, b) = (plan.port_of(f.src).unwrap(), plan.port_of(f.dst).unwrap());
+            ends.push((cc, transport, vec![a], vec![b]));
+        }
+    }
+    for t in &s.transactions {
+        let (c, sv) = (plan.port_of(t.client).unwrap(), plan.port_of(t.server).unwrap());
+        ends.push((t.cc, t.transport, vec![c, sv], vec![c, sv]));
+    }
+    for (cc, transport, senders, receivers) in ends {
+        if cc.linux_tcp(stack == Stack::Kernel).is_none() {
+            continue;
+        }
+        if !transport.sack {
+            for &h in senders.iter().chain(&receivers) {
+                plan.hosts[h].tcp_sack = false;
+            }
+        }
+        let Cc::NewReno(p) = cc else { continue };
+        for &h in &senders {
+            let w = &mut plan.hosts[h].initcwnd;
+            *w = Some(w.unwrap_or(0).max(p.initial_window));
+        }
+        if transport.delayed_ack_ns.is_none() {
+            for &h in &receivers {
+                plan.hosts[h].quickack = true;
+            }
+        }
+    }
 }
 
 /// Which hosts carry MaxNet flows: xcclab's transport over UDP, or Linux TCP with the kernel's
@@ -91,6 +140,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         // A host whose flows do not ask for ECN only answers ECN (2), as Linux does by default.
         h.tcp_ecn = if *ecn { 1 } else { 2 };
     }
+    linux_tcp_settings(s, &mut plan, stack);
     let hosts = plan.hosts.clone();
     let mut topo = Topology::create(hosts.clone())?;
     let att = plan.attachments();
@@ -206,13 +256,14 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let (src_ns, dst) = (hosts[a].path(), addr(hosts[b].addr, port));
                 let start = Duration::from_nanos(f.start_ns);
                 let stop_at = f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration));
+                let mss = linux_mss(&transport);
                 let sink = thread::spawn(move || apps::tcp_sink(listener));
                 let sender = thread::spawn(move || -> io::Result<apps::BulkReport> {
                     if !apps::sleep_until(t0 + start) {
                         return Err(io::Error::new(io::ErrorKind::Interrupted, "stopped"));
                     }
-                    // The congestion control is the socket's from the SYN on.
-                    let stream = sys::in_netns(&src_ns, || apps::tcp_connect_with(dst, linux_cc))?;
+                    // The congestion control (and MSS) are the socket's from the SYN on.
+                    let stream = sys::in_netns(&src_ns, || apps::tcp_connect_opts(dst, linux_cc, mss))?;
                     apps::tcp_send(stream, stop_at.saturating_sub(t0.elapsed()), size_bytes)
                 });
                 tcp_threads.push((i, f.start_ns, sink, sender));
@@ -253,6 +304,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             let listener = sys::in_netns(&hosts[sv].path(), || TcpListener::bind(addr(hosts[sv].addr, port)))?;
             // The server sends the responses: its accepted sockets inherit the listener's.
             apps::set_tcp_congestion(&listener, txn_cc.unwrap_or("reno"))?;
+            if let Some(m) = linux_mss(&t.transport) {
+                apps::set_tcp_mss(&listener, m)?;
+            }
             let (count, rq, rs) = (t.count as usize, t.request_bytes, t.response_bytes);
             tcp_txn_servers.push(thread::spawn(move || apps::tcp_txn_server(listener, count, rq, rs)));
         }
@@ -265,6 +319,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let (rq, rs) = (t.request_bytes, t.response_bytes);
                 let at = t0 + Duration::from_nanos(at);
                 let handshake = t.opens_connection(k as u32);
+                let mss = linux_mss(&t.transport);
                 tcp_txn_threads.push((
                     idx,
                     thread::spawn(move || -> io::Result<(Option<f64>, Option<f64>)> {
@@ -272,7 +327,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                         // with `connection = "handshake"`, else ahead of it.
                         let connect = || -> io::Result<TcpStream> {
                             let cc = txn_cc.unwrap_or("reno");
-                            let stream = sys::in_netns(&cns, || apps::tcp_connect_with(dst, cc))?;
+                            let stream = sys::in_netns(&cns, || apps::tcp_connect_opts(dst, cc, mss))?;
                             stream.set_nodelay(true)?;
                             Ok(stream)
                         };
