@@ -39,6 +39,14 @@ pub const MTU: u32 = crate::netns::TUN_MTU;
 /// 1500-byte gap is 120 µs, so without catch-up the lateness would be lost rate. 1 ms bounds the
 /// burst that makes up a stall to 1 ms of the flow's rate.
 pub const PACING_CATCH_UP: Dur = Dur(1_000_000);
+
+/// [`PACING_CATCH_UP`], or `XCC_EMU_PACING_CATCH_UP_US` microseconds (for measurements).
+pub fn pacing_catch_up() -> Dur {
+    std::env::var("XCC_EMU_PACING_CATCH_UP_US")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(PACING_CATCH_UP, |us| Dur(us * 1000))
+}
 /// Socket buffer size (bytes) of every UDP socket: a window of datagrams that arrive while the
 /// driver is descheduled must wait in the socket, not be dropped (the run would fail: such
 /// drops are outside the modelled network). 8 MiB holds a 200 ms RTT at 100 Mbit/s and more.
@@ -313,6 +321,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let mut batch = SendBatch::new(gso);
     let mut acks = SendBatch::new(gso);
     let mut next_sample = Time::ZERO;
+    let catch_up = pacing_catch_up();
     let mut triggered: Vec<(usize, Time)> = Vec::new();
     let mut wake_late_max_ns = 0;
     let mut ack_failures = 0;
@@ -340,7 +349,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         for f in flows.iter_mut() {
             // Start, stop, timers, and everything each end wants to send now.
             if f.sender.is_none() && t >= f.setup.start {
-                let cfg = TransportConfig { pacing_catch_up: PACING_CATCH_UP, ..transport_config(&f.setup.transport) };
+                let cfg = TransportConfig { pacing_catch_up: catch_up, ..transport_config(&f.setup.transport) };
                 let ctl = controller(&f.setup.cc, &f.setup.transport);
                 f.sender = Some(Sender::new(FlowId(f.setup.id), cfg, ctl, f.setup.size_bytes, t));
                 f.result.started_at = Some(t);

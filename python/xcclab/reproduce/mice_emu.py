@@ -3,9 +3,10 @@
 
 Same dumbbell, traffic and measurements as :mod:`xcclab.reproduce.mice`, run twice per stack:
 simulated, and emulated through Linux network namespaces and the TUN router (``docs/emu.md``):
-MaxNet on xcclab's transport over UDP, NewReno over RED on Linux TCP (``reno``, no SACK switch:
-Linux always negotiates SACK; no ECN). The report, written in ``OUT/emu/`` beside the
-simulated one, puts both side by side and states the differences.
+MaxNet on xcclab's transport over UDP, NewReno over RED on Linux TCP (``reno``, SACK off and an
+initial window of 3 as the scenario says, set through the hosts' namespaces and routes; no
+ECN). The report, written in ``OUT/emu/`` beside the simulated one, puts both side by side and
+states the differences.
 
 Connections: every transaction opens its own connection at its start time (HTTP/1.0), a Linux
 TCP connection for Reno, xcclab's SYN / SYN-ACK for MaxNet on UDP, as in the simulator; both
@@ -180,15 +181,14 @@ def _report(
             f"{fmt(emu.link('r1->r2')['utilisation'], 3)} real"
             for stack, (sim, emu) in runs.items()
         )
-        + ". MaxNet drops nothing either way; Linux's Reno loses more packets to RED than the "
-        "simulator's NewReno (it opens with 10 segments and recovers with SACK) and keeps "
-        "the link a little fuller.",
-        "Differences to expect: Linux's Reno is not the simulator's NewReno (SACK always on, "
-        "initial window 10 against 3, TCP small queues, 1448-byte segments; both delay ACKs as "
-        "Linux does); each transaction opens its own connection on both sides, Linux's SYN carries "
-        "options (60 B against the simulator's 40 B header); host and router scheduling add "
-        "microseconds to milliseconds of delay (the router's own delay error is in the last "
-        "table).",
+        + ". MaxNet drops nothing either way.",
+        "Differences to expect: Linux follows the scenario's SACK off and initial window of 3 "
+        '(docs/emu.md, "What is built"), but its Reno is not the simulator\'s NewReno (its own '
+        "loss recovery and RTO, TCP small queues, 1448-byte segments with timestamps; both "
+        "delay ACKs as Linux does); each transaction opens its own connection on both sides, "
+        "Linux's SYN carries options (60 B against the simulator's 40 B header); host and "
+        "router scheduling add microseconds to milliseconds of delay (the router's own delay "
+        "error is in the last table).",
     ]
     agree = agreement(measured)
     agree_rows = [
@@ -248,8 +248,8 @@ def _report(
             ),
             "",
             "The first byte is seed 001's measure; the last byte adds the rest of the 4 KB "
-            "response, which leaves in one flight from Linux (initial window 10) and from the "
-            "simulator's NewReno (3), while a MaxNet response sends one segment until its first "
+            "response, which leaves in flights of an initial window of 3 from Linux and from "
+            "the simulator's NewReno, while a MaxNet response sends one segment until its first "
             "echo brings MaxStart's spare capacity (the response has no SYN of its own), so its "
             "last byte comes one RTT later or not depending on the spare capacity that probe "
             "meets.",
