@@ -49,8 +49,14 @@ def _emu_unavailable() -> str | None:
 
 
 def _xccemu_namespaces() -> set[str]:
+    """Namespaces left behind by runs that have ended (those of live runs, such as another
+    user's on a shared machine, are not leftovers)."""
+    import re
+
     out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    return {line.split()[0] for line in out.splitlines() if line.startswith("xccemu")}
+    names = {line.split()[0] for line in out.splitlines() if line.startswith("xccemu")}
+    owner = re.compile(r"xccemu(\d+)x")
+    return {n for n in names if not Path("/proc", owner.match(n)[1]).exists()}
 
 
 @pytest.fixture
