@@ -338,6 +338,25 @@ def _sysctls() -> dict[str, str]:
     return out
 
 
+def _other_live_runs(router: int | None) -> list[str]:
+    """Namespaces of emulator runs other than ``router``'s whose process is alive."""
+    r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, timeout=10)
+    out = []
+    for line in r.stdout.splitlines():
+        name = line.split()[0] if line.strip() else ""
+        if name.startswith("xccemu") and "x" in name[6:]:
+            pid = name[6:].split("x")[0]
+            if pid.isdigit() and int(pid) != router and Path(f"/proc/{pid}").exists():
+                out.append(name)
+    return out
+
+
+def _loaders() -> list[int]:
+    """Live MaxNet loaders (``xcc emu --stack kernel`` starts one for its run)."""
+    r = subprocess.run(["pgrep", "-f", "maxnet_loader"], capture_output=True, text=True)
+    return [int(p) for p in r.stdout.split()]
+
+
 def _struct_ops_maxnet() -> bool:
     r = subprocess.run(["bpftool", "struct_ops", "list"], capture_output=True, text=True)
     return "maxnet" in r.stdout
@@ -355,6 +374,7 @@ def test_each_signal_at_each_phase_of_each_stack_stops_within_a_second(stack, ph
     path.write_text(_LINK.format(stack=stack, queue=queue) + flows, encoding="utf-8")
     for sig in SIGNALS:
         before = _sysctls()
+        loaders = set(_loaders())
         out = tmp_path / f"out-{sig.name}"
         wrapper = subprocess.Popen(
             [sys.executable, "-m", "xcclab.cli", "emu", str(path), "--out", str(out)]
@@ -384,12 +404,19 @@ def test_each_signal_at_each_phase_of_each_stack_stops_within_a_second(stack, ph
             assert not out.exists(), what
         COUNTS["max_signal_stop_s"] = round(max(COUNTS.get("max_signal_stop_s", 0.0), took), 3)
         after = {k: Path(k).read_text().strip() for k in SYSCTLS}
-        assert after == before, f"{what}: kernel settings not set back"
+        # Another user's run on this shared machine holds the settings lifted while it runs.
+        if not _other_live_runs(router):
+            assert after == before, f"{what}: kernel settings not set back"
         if emu_stack == "kernel":
             deadline = time.monotonic() + SIGNAL_STOP_S
-            while _struct_ops_maxnet() and time.monotonic() < deadline:
+            while (_struct_ops_maxnet() or set(_loaders()) - loaders) and (
+                time.monotonic() < deadline
+            ):
                 time.sleep(0.02)
-            assert not _struct_ops_maxnet(), f"{what}: maxnet struct_ops still registered"
+            assert not set(_loaders()) - loaders, f"{what}: the run's MaxNet loader outlived it"
+            # (Unless another user's loader ran already on this shared machine.)
+            if not loaders:
+                assert not _struct_ops_maxnet(), f"{what}: maxnet struct_ops still registered"
         assert took < SIGNAL_STOP_S, f"{what}: stopping took {took:.2f} s"
         assert gone is not None and gone < SIGNAL_STOP_S, f"{what}: the router outlived 1 s"
 
