@@ -310,6 +310,11 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
     sys::minimal_timer_slack();
     let realtime = sys::realtime_priority(40);
+    // XCC_EMU_TRANSPORT_OFF_ROUTER=1: keep this thread off the router's CPU (for measurements,
+    // docs/emu.md "Under a shared machine's load").
+    if std::env::var("XCC_EMU_TRANSPORT_OFF_ROUTER").is_ok_and(|v| v == "1") {
+        crate::router::keep_off_router_cpu();
+    }
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
     // A read can hold a 64 KiB run of datagrams (UDP_GRO).
