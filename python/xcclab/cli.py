@@ -17,7 +17,8 @@
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
     xcc plot-sweep DIR... --metric M --x PARAM [--y PARAM] [--reference M]
                                                           metric vs swept parameters, CI over seeds
-    xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
+    xcc emu SCENARIO --out DIR [--seed N] [--stack udp|kernel] | --cleanup
+                                                          real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
 
