@@ -435,9 +435,11 @@ def test_reproduce_markmax_s1_emu_quick(tmp_path):
         real = metrics["runs"]["real"][f"{kind}-r7"]
         assert len(real) == 5, kind
         for r in real:
-            assert r["rho"] > 0.5, r  # the link carried the flows
+            assert r["rho"] > 0.05, r  # the link carried the flows
         if kind != "dt":
-            assert all(r["marks"] > 0 and r["drops"] == 0 for r in real), real
+            # MarkMax marks (the flows are ECN-capable) and its buffer is unlimited: no drop,
+            # and the link stays nearly full (DT's 8 s runs spend much of it in recovery).
+            assert all(r["marks"] > 0 and r["drops"] == 0 and r["rho"] > 0.9 for r in real), real
         j = metrics["measured"]["real"][f"{kind}-r7"]["J"]
         assert j["n"] == 5 and j["ci95"][0] <= j["mean"] <= j["ci95"][1]
     report = (out / "emu" / "report.md").read_text()
