@@ -17,7 +17,8 @@
     xcc query "SQL" [--root DIR] [--format table|csv|json] SQL over every run under DIR
     xcc plot-sweep DIR... --metric M --x PARAM [--y PARAM] [--reference M]
                                                           metric vs swept parameters, CI over seeds
-    xcc emu SCENARIO --out DIR [--seed N] | --cleanup     real packets: namespaces + TUN router
+    xcc emu SCENARIO --out DIR [--seed N] [--stack udp|kernel] | --cleanup
+                                                          real packets: namespaces + TUN router
     xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
     xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
     xcc view PATH [--out FILE] [--no-open]               a run, compare, sweep or index as one
@@ -393,7 +394,9 @@ def cmd_emu(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     from ._interrupt import run_interruptible
 
-    result = run_interruptible(emulate, args.scenario, seed=args.seed, out=args.out)
+    result = run_interruptible(
+        emulate, args.scenario, seed=args.seed, out=args.out, stack=args.stack
+    )
     # events = packets the router read, packet-hops = link crossings (docs/emu.md).
     print(result.summary().replace(" s simulated, ", " s emulated, ", 1))
     _warn_fidelity(result)
@@ -484,6 +487,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("emu", help="run a scenario on real packets (root; docs/emu.md)")
     p.add_argument("scenario", metavar="SCENARIO", nargs="?", help="scenario file (.toml or .json)")
     p.add_argument("--out", metavar="DIR", help="run directory to write")
+    p.add_argument(
+        "--stack",
+        choices=("udp", "kernel"),
+        default="udp",
+        help="MaxNet flows on xcclab's UDP transport (default) or on Linux TCP with the BPF "
+        "maxnet congestion control, loaded for the run (docs/kernel.md)",
+    )
     p.add_argument("--seed", type=int, help="override the scenario's seed")
     p.add_argument("--cleanup", action="store_true", help="delete namespaces left by a crashed run")
     p.set_defaults(func=cmd_emu)

@@ -15,9 +15,14 @@ Why it is built this way:
   :meth:`RunResult.save`), so a point either finished completely or left nothing. Resuming is
   then just "skip points whose ``run.json`` exists"; a crash or Ctrl-C never leaves a run the
   catalog would read half-written.
-- **A point that fails is recorded, not raised**: a bad value (the simulator's ``ValueError``
-  naming the field) or a broken invariant becomes ``status = "failed"`` with the message, and the
-  other points go on; so does a point whose worker process died (:mod:`xcclab.executor`).
+- **Every point is checked before any runs** (:func:`check_points`): a bad value (the
+  simulator's ``ValueError`` naming the point and the field) anywhere in the grid fails the
+  whole sweep with exit 2 before a single point ran or a directory was made, since a typo in one
+  protocol is found in milliseconds and would otherwise cost every other point's run first.
+- **A point that fails while running is recorded, not raised**: a broken invariant or an
+  unwritable run directory becomes ``status = "failed"`` with the message, and the other points
+  go on; so does a point whose worker process died (:mod:`xcclab.executor`). Rerunning the sweep
+  retries exactly those.
 - **Executors are interchangeable** (:mod:`xcclab.executor`): the local process pool (default,
   all cores) and Dask distributed (``scheduler=ADDRESS`` or ``local_cluster=True``) run the same
   top-level function :func:`run_point`, and the simulator is deterministic, so the tables are
@@ -73,6 +78,36 @@ def run_point(task: PointTask) -> dict[str, Any]:
     except Exception as exc:  # a failing point is data, not a reason to stop the sweep
         return {"id": task.point_id, "status": "failed", "error": _message(exc)}
     return {"id": task.point_id, "status": "ok", "error": None}
+
+
+def check_points(tasks: list[PointTask], *, shown: int = 5) -> None:
+    """Validate every point's scenario with the simulator's own checks (what ``xcc run`` does
+    before it simulates); raise :class:`~xcclab.errors.ScenarioError` listing the bad points.
+
+    Points that differ only in their seed share a scenario, which is checked once.
+    """
+    from .errors import ScenarioError, load_native
+
+    native = load_native()
+    verdicts: dict[str, str | None] = {}
+    bad: list[str] = []
+    for task in tasks:
+        if task.scenario_json not in verdicts:
+            try:
+                native.validate(task.scenario_json, task.source, "json")
+                verdicts[task.scenario_json] = None
+            except ValueError as exc:
+                verdicts[task.scenario_json] = str(exc)
+        error = verdicts[task.scenario_json]
+        if error is not None:
+            bad.append(f"point {task.point_id} (seed {task.seed}): {error}")
+    if bad:
+        listed = "\n  ".join(bad[:shown])
+        more = f"\n  ... and {len(bad) - shown} more" if len(bad) > shown else ""
+        raise ScenarioError(
+            f"{len(bad)} of {len(tasks)} sweep points are invalid; nothing was run or written:"
+            f"\n  {listed}{more}"
+        )
 
 
 def _message(exc: BaseException) -> str:
@@ -134,13 +169,14 @@ def sweep(
     sp = load_spec(spec, base_dir=base_dir)
     out = Path(out)
     points = sp.points()
+    all_tasks = [_task(sp, point, out / POINTS_DIR / point.id) for point in points]
+    check_points(all_tasks)  # raises before anything is run or written
     tasks, done = [], []
-    for point in points:
-        run_dir = out / POINTS_DIR / point.id
-        if (run_dir / "run.json").is_file():
+    for point, task in zip(points, all_tasks, strict=True):
+        if (Path(task.run_dir) / "run.json").is_file():
             done.append(point.id)
             continue
-        tasks.append(_task(sp, point, run_dir))
+        tasks.append(task)
     outcome: dict[str, dict[str, Any]] = {pid: {"status": "ok", "error": None} for pid in done}
     (out / POINTS_DIR).mkdir(parents=True, exist_ok=True)
     if tasks:

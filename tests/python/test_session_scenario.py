@@ -77,8 +77,8 @@ def test_emulator_preflight_takes_them_and_refuses_oversized_session_packets(tmp
         pytest.skip(why)
     assert emu.check(ROOT / "scenarios" / "slbn-transit-stub-emu.toml") is None
     big = tmp_path / "big.toml"
-    big.write_text(_generator().generate("slbn", packet_bytes=2000), encoding="utf-8")
-    with pytest.raises(ScenarioError, match=r"packet_bytes = 2000 B.*expected 36 to 1500 B"):
+    big.write_text(_generator().generate("slbn", packet_bytes=2100), encoding="utf-8")
+    with pytest.raises(ScenarioError, match=r"packet_bytes = 2100 B.*expected 36 to 2000 B"):
         emu.preflight(big)
 
 

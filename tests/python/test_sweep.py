@@ -123,7 +123,7 @@ def test_pool_and_local_cluster_give_identical_tables_and_resume_skips(tmp_path)
 
 
 @pytest.mark.native
-def test_a_bad_value_fails_alone_and_resume_runs_only_missing_points(tmp_path, capsys):
+def test_one_bad_value_fails_the_whole_sweep_before_anything_runs(tmp_path, capsys):
     spec = write_spec(
         tmp_path,
         f"""
@@ -134,31 +134,72 @@ series = false
 "link[2].rate" = ["5Mbps", "fast", "20Mbps"]
 """,
     )
+    out = tmp_path / "sub" / "out"
+    status = main(["sweep", str(spec), "--out", str(out), "--jobs", "2"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "2 of 6 sweep points are invalid; nothing was run or written" in err
+    # The simulator's message names the point, the field and what it expected.
+    assert "link[2].rate='fast'" in err and "does not start with a number" in err, err
+    assert not (tmp_path / "sub").exists()  # nothing written, not even the parent
+
+
+@pytest.mark.native
+def test_one_bad_protocol_fails_the_whole_sweep_before_anything_runs(tmp_path, capsys):
+    from conftest import ROOT
+
+    spec = write_spec(
+        tmp_path,
+        f"""
+scenario = "{ROOT / "scenarios" / "parking-lot.toml"}"
+seeds = [1]
+protocols = ["xcp", "rpc", "maxnet"]
+""",
+    )
     out = tmp_path / "out"
+    assert main(["sweep", str(spec), "--out", str(out), "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "1 of 3 sweep points are invalid" in err and "rpc" in err, err
+    assert not out.exists()
+
+
+@pytest.mark.native
+def test_a_point_failing_at_run_time_is_recorded_and_resume_retries_it(tmp_path, capsys):
+    spec = write_spec(
+        tmp_path,
+        f"""
+scenario = "{DATA / "tiny.toml"}"
+seeds = [1, 2]
+series = false
+[grid]
+"link[2].rate" = ["5Mbps", "20Mbps"]
+""",
+    )
+    out = tmp_path / "out"
+    points = load_spec(spec).points()
+    # A file where one point's run directory goes: that point valid, its write fails.
+    blocked = out / "points" / points[1].id
+    blocked.parent.mkdir(parents=True)
+    blocked.write_text("in the way")
     status = main(["sweep", str(spec), "--out", str(out), "--jobs", "2"])
     assert status == 1
     printed = capsys.readouterr().out
-    assert "6 points (6 run, 0 already done), 2 failed" in printed
+    assert "4 points (4 run, 0 already done), 1 failed" in printed
     manifest = pl.read_parquet(out / "manifest.parquet")
     failed = manifest.filter(pl.col("status") == "failed")
-    assert failed["link_2_rate"].to_list() == ["fast", "fast"]
-    for error in failed["error"]:
-        # The simulator's message names the point, the field and what it expected.
-        assert "link[2].rate='fast'" in error and "rate" in error, error
-    for row in failed.iter_rows(named=True):
-        assert not (out / row["run_dir"]).exists()  # no partial output
+    assert failed["point_id"].to_list() == [points[1].id]
     for row in manifest.filter(pl.col("status") == "ok").iter_rows(named=True):
         assert (out / row["run_dir"] / "run.json").is_file()
 
-    # Losing one finished point: the rerun redoes it and retries the failures, nothing else.
+    # Resuming retries the failure and redoes a lost point, nothing else.
     import shutil
 
-    ok = manifest.filter(pl.col("status") == "ok")
-    shutil.rmtree(out / ok["run_dir"][0])
     import xcclab
 
+    blocked.unlink()
+    shutil.rmtree(out / "points" / points[0].id)
     again = xcclab.sweep(spec, out, jobs=2, progress=False)
-    assert (again.ran, again.skipped, len(again.failed)) == (3, 3, 2)
+    assert (again.ran, again.skipped, len(again.failed)) == (2, 2, 0)
 
 
 @pytest.mark.native

@@ -4,10 +4,87 @@
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::sys::{self, TcpInfo};
+
+/// The Linux TCP sockets of this run that a thread may be blocked on (connecting, accepting,
+/// reading, writing): a stop must wake them all at once, whatever their flow's phase.
+static OPEN_SOCKETS: Mutex<Vec<RawFd>> = Mutex::new(Vec::new());
+
+/// Keeps a socket in [`OPEN_SOCKETS`] while alive. Declared after the socket it guards, so it
+/// is dropped (unregistered, under the lock) before the socket's descriptor is closed and its
+/// number reused: [`abort_all`] never touches another file.
+pub struct Abortable(RawFd);
+
+impl Abortable {
+    /// Registers `s`; if the run is already stopping, aborts it at once.
+    pub fn track(s: &impl AsRawFd) -> Abortable {
+        let fd = s.as_raw_fd();
+        OPEN_SOCKETS.lock().unwrap_or_else(|e| e.into_inner()).push(fd);
+        if crate::router::STOP.load(Ordering::Relaxed) {
+            abort_fd(fd);
+        }
+        Abortable(fd)
+    }
+}
+
+impl Drop for Abortable {
+    fn drop(&mut self) {
+        let mut open = OPEN_SOCKETS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = open.iter().position(|&fd| fd == self.0) {
+            open.swap_remove(k);
+        }
+    }
+}
+
+/// Resets every tracked socket (`SO_LINGER` 0, so its close sends a RST and frees it at once
+/// instead of leaving it in `LAST_ACK` with its congestion control, kernel MaxNet's struct_ops
+/// included, for minutes) and shuts it down, which wakes a thread blocked in `connect`,
+/// `accept`, `read` or `write` on it. For a run that stops early.
+pub fn abort_all() {
+    let open = OPEN_SOCKETS.lock().unwrap_or_else(|e| e.into_inner());
+    for &fd in open.iter() {
+        abort_fd(fd);
+    }
+}
+
+fn abort_fd(fd: RawFd) {
+    let linger = libc::linger { l_onoff: 1, l_linger: 0 };
+    // SAFETY: `fd` is registered, so still open (unregistering takes the same lock before the
+    // owner closes it); setsockopt and shutdown take no pointers beyond the linger struct.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        );
+        libc::shutdown(fd, libc::SHUT_RDWR);
+    }
+}
+
+/// Sleeps until `at` unless the run is stopped first (checked every 10 ms); false if stopped.
+pub fn sleep_until(at: Instant) -> bool {
+    loop {
+        if crate::router::STOP.load(Ordering::Relaxed) {
+            return false;
+        }
+        let left = at.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(10)));
+    }
+}
+
+fn stopped_error() -> io::Error {
+    io::Error::new(io::ErrorKind::Interrupted, "stopped")
+}
 
 /// Sets a TCP socket's congestion control (`reno`, `cubic`, `maxnet`, ...); a listening
 /// socket's connections inherit it.
@@ -28,9 +105,30 @@ pub fn set_tcp_congestion(s: &impl AsRawFd, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// Caps a TCP socket's MSS (`TCP_MAXSEG`, before `connect` or `listen`): a scenario's
+/// `transport.mss` below the route's 1460 B. Linux counts TCP options inside it, so with
+/// timestamps a 500-byte MSS carries 488 B of payload in 540-byte packets, the simulator's
+/// packet size for `mss = 500B`, 40 B of header.
+pub fn set_tcp_mss(s: &impl AsRawFd, mss: u32) -> io::Result<()> {
+    let v = mss as libc::c_int;
+    // SAFETY: valid fd, pointer to an int and its size.
+    let r = unsafe {
+        libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_MAXSEG, (&v as *const libc::c_int).cast(), 4)
+    };
+    if r < 0 {
+        return Err(io::Error::other(format!("TCP_MAXSEG {mss}: {}", io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
 /// A TCP connection to `dst` whose congestion control is `cc` from the SYN on (a socket
 /// connected first would open with the namespace's default and switch afterwards).
 pub fn tcp_connect_with(dst: std::net::SocketAddr, cc: &str) -> io::Result<TcpStream> {
+    tcp_connect_opts(dst, cc, None)
+}
+
+/// [`tcp_connect_with`], with the MSS capped at `mss` ([`set_tcp_mss`]) when given.
+pub fn tcp_connect_opts(dst: std::net::SocketAddr, cc: &str, mss: Option<u32>) -> io::Result<TcpStream> {
     use std::os::fd::FromRawFd;
     let std::net::SocketAddr::V4(v4) = dst else {
         return Err(io::Error::other("IPv4 only"));
@@ -42,7 +140,11 @@ pub fn tcp_connect_with(dst: std::net::SocketAddr, cc: &str) -> io::Result<TcpSt
     }
     // SAFETY: `fd` is a fresh socket nobody else owns.
     let stream = unsafe { TcpStream::from_raw_fd(fd) };
+    let _abortable = Abortable::track(&stream);
     set_tcp_congestion(&stream, cc)?;
+    if let Some(m) = mss {
+        set_tcp_mss(&stream, m)?;
+    }
     let sa = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: v4.port().to_be(),
@@ -77,8 +179,9 @@ pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::
     let chunk = vec![0x5Au8; 64 * 1024];
     let end = Instant::now() + duration;
     let mut bytes = 0u64;
+    let _abortable = Abortable::track(&s);
     s.set_write_timeout(Some(Duration::from_millis(50)))?;
-    let stopped = || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed);
+    let stopped = || crate::router::STOP.load(Ordering::Relaxed);
     while Instant::now() < end && size.is_none_or(|n| bytes < n) && !stopped() {
         let want = size.map_or(chunk.len(), |n| (n - bytes).min(chunk.len() as u64) as usize);
         match s.write(&chunk[..want]) {
@@ -137,7 +240,10 @@ impl SinkReport {
 
 /// Accepts one connection and reads it to the end, sampling the byte count.
 pub fn tcp_sink(listener: TcpListener) -> io::Result<SinkReport> {
+    let waiting = Abortable::track(&listener);
     let (mut s, _) = listener.accept()?;
+    drop(waiting);
+    let _abortable = Abortable::track(&s);
     let start = Instant::now();
     let mut buf = vec![0u8; 256 * 1024];
     let mut r = SinkReport::default();
@@ -199,9 +305,11 @@ pub fn udp_ping(sock: &UdpSocket, to: SocketAddr, count: usize, size: usize, gap
 /// answers with `response` bytes and closes.
 pub fn tcp_txn_server(listener: TcpListener, count: usize, request: u64, response: u64) -> io::Result<()> {
     let mut handlers = Vec::new();
+    let _abortable = Abortable::track(&listener);
     for _ in 0..count {
         let (mut s, _) = listener.accept()?;
         handlers.push(std::thread::spawn(move || -> io::Result<()> {
+            let _abortable = Abortable::track(&s);
             let mut buf = vec![0u8; 64 * 1024];
             let mut got = 0u64;
             while got < request {
@@ -236,14 +344,19 @@ pub fn tcp_txn_client(
     response: u64,
 ) -> io::Result<(Option<f64>, Option<f64>)> {
     let (mut s, t0) = if handshake {
-        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        if !sleep_until(at) {
+            return Err(stopped_error());
+        }
         let t0 = Instant::now();
         (connect()?, t0)
     } else {
         let s = connect()?;
-        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        if !sleep_until(at) {
+            return Err(stopped_error());
+        }
         (s, Instant::now())
     };
+    let _abortable = Abortable::track(&s);
     s.write_all(&vec![0x21u8; request as usize])?;
     let mut first = None;
     let mut got = 0u64;

@@ -36,9 +36,8 @@ pub fn send(
     let end = t0 + stop;
     let mut sent = 0u64;
     while next < end {
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
+        if !crate::apps::sleep_until(next) {
+            break; // the run is stopping
         }
         match sock.send_to(&payload, to) {
             Ok(_) => sent += (payload.len() + HEADERS) as u64,

@@ -12,6 +12,17 @@ use crate::sys;
 pub const PREFIX: &str = "xccemu";
 /// The TUN device inside each host namespace.
 pub const TUN_DEV: &str = "xcc0";
+/// The TUN devices' MTU: the largest IP packet a host may hand the router. Larger than
+/// Ethernet's so that the packets of xcclab's transport, which carry the simulator's segment
+/// (MSS + 20 B of TCP-sized header) plus the UDP encoding's extra (shim, 32-byte segment
+/// header, UDP), fit with any default MSS (1460 B + XCP's 78 B = 1538 B), and so do session
+/// datagrams of the simulator's default 2000 B. It stays within the router's 2048-byte packet
+/// buffers (`fabric::BUF_LEN`). The UDP sockets that use it opt out of the route's MTU
+/// (`IP_PMTUDISC_PROBE`, `udp_transport::use_device_mtu`).
+pub const TUN_MTU: u32 = 2000;
+/// The MTU of the route between the hosts: what Linux TCP (and plain UDP) sees, Ethernet's,
+/// so a Linux TCP flow sends 1500-byte packets (MSS 1460) as on a real network.
+pub const ROUTE_MTU: u32 = 1500;
 
 /// One host's namespace and its address.
 #[derive(Clone, Debug)]
@@ -22,6 +33,13 @@ pub struct HostNs {
     pub tcp_cc: String,
     /// `net.ipv4.tcp_ecn`: 1 requests ECN on outgoing connections, 2 only accepts it.
     pub tcp_ecn: u8,
+    /// `net.ipv4.tcp_sack`: off when a Linux TCP flow of this host asks for `sack = false`.
+    pub tcp_sack: bool,
+    /// The route's `initcwnd` (segments): a NewReno flow's `initial_window` (Linux: 10).
+    pub initcwnd: Option<u32>,
+    /// The route's `quickack`: every segment acknowledged at once, for NewReno flows received
+    /// here with `delayed_ack = false` (Linux delays ACKs otherwise).
+    pub quickack: bool,
 }
 
 impl HostNs {
@@ -89,6 +107,10 @@ impl Topology {
         check_environment()?;
         let mut topo = Topology { hosts: Vec::new() };
         for h in hosts {
+            if crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+                // Stopped while setting up: what exists goes with `topo` (dropped).
+                return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+            }
             ip(&["netns", "add", &h.name])?;
             topo.hosts.push(h.clone());
             let n = h.name.as_str();
@@ -97,6 +119,9 @@ impl Topology {
                 write_sysctl("net.ipv6.conf.all.disable_ipv6", "1")?;
                 write_sysctl("net.ipv6.conf.default.disable_ipv6", "1")?;
                 write_sysctl("net.ipv4.tcp_ecn", &h.tcp_ecn.to_string())?;
+                if !h.tcp_sack {
+                    write_sysctl("net.ipv4.tcp_sack", "0")?;
+                }
                 write_sysctl("net.ipv4.tcp_congestion_control", &h.tcp_cc)?;
                 // Linux TCP's socket buffers may grow to 64 MiB (autotuning; the defaults stop
                 // at 4 MiB to send, 32 MiB to receive): a 4 MiB send buffer held kernel MaxNet
@@ -109,11 +134,21 @@ impl Topology {
             })?;
             ip(&["-n", n, "tuntap", "add", "dev", TUN_DEV, "mode", "tun"])?;
             // A long transmit queue: the router reads in batches and must never make it overflow.
-            ip(&["-n", n, "link", "set", TUN_DEV, "mtu", "1500", "txqueuelen", "10000", "up"])?;
+            let (tun_mtu, route_mtu) = (TUN_MTU.to_string(), ROUTE_MTU.to_string());
+            ip(&["-n", n, "link", "set", TUN_DEV, "mtu", &tun_mtu, "txqueuelen", "10000", "up"])?;
             let a = h.addr;
             let addr = format!("{}.{}.{}.{}/32", a[0], a[1], a[2], a[3]);
             ip(&["-n", n, "addr", "add", &addr, "dev", TUN_DEV])?;
-            ip(&["-n", n, "route", "add", "10.0.0.0/8", "dev", TUN_DEV])?;
+            // Linux TCP takes its MSS from the route (1460 B), so its packets are Ethernet's.
+            let mut route = vec!["-n", n, "route", "add", "10.0.0.0/8", "dev", TUN_DEV, "mtu", &route_mtu];
+            let initcwnd = h.initcwnd.map(|w| w.to_string());
+            if let Some(w) = &initcwnd {
+                route.extend(["initcwnd", w.as_str()]);
+            }
+            if h.quickack {
+                route.extend(["quickack", "1"]);
+            }
+            ip(&route)?;
         }
         Ok(topo)
     }
@@ -259,6 +294,7 @@ pub fn wait_until_running(hosts: &[HostNs], limit: std::time::Duration) {
     for h in hosts {
         while !sys::in_netns(&h.path(), || sys::if_running(TUN_DEV)).unwrap_or(true)
             && std::time::Instant::now() < ready_by
+            && !crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed)
         {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }

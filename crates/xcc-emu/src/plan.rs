@@ -38,6 +38,9 @@ impl Plan {
                 addr: node_address(n),
                 tcp_cc: tcp_cc.to_string(),
                 tcp_ecn: 1,
+                tcp_sack: true,
+                initcwnd: None,
+                quickack: false,
             })
             .collect();
         let links = s

@@ -11,8 +11,9 @@ use crate::carrier::SIM_HEADER_BYTES;
 use crate::netns;
 use crate::runner::Stack;
 
-/// The namespaces' TUN MTU (the largest IP packet a host sends).
-pub const MTU: u32 = 1500;
+/// The namespaces' TUN MTU: the largest packet xcclab's transport and the sessions send
+/// (Linux TCP keeps the route's 1500, `netns::ROUTE_MTU`).
+pub const MTU: u32 = netns::TUN_MTU;
 /// IPv4 (20, no options) and UDP (8) headers in front of every UDP-transport datagram.
 const IP_UDP_LEN: u32 = 28;
 /// The transport segment's header without SACK blocks (data segments carry none).
@@ -165,11 +166,12 @@ mod tests {
             quick_acks: 0,
             handshake: true,
         };
-        // XCP's shim is 2 + 16 bytes: 1500 - 28 - 18 - 32 = 1422 (docs/emu.md).
-        assert_eq!(largest_mss(&Cc::Xcp(XcpCcParams {})), 1422);
-        assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1422)), 1500);
+        // XCP's shim is 2 + 16 bytes: 2000 - 28 - 18 - 32 = 1922 (docs/emu.md).
+        assert_eq!(largest_mss(&Cc::Xcp(XcpCcParams {})), 1922);
+        assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1922)), 2000);
+        // The default MSS fits with every shim: XCP's is the largest.
         assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1460)), 1538);
-        assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 1500);
+        assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 2000);
     }
 
     /// Session flows: a packet too large for the MTU or too small for the framing, and a
@@ -204,10 +206,11 @@ packet_size = "{size}"
             let s = xcc_build::resolve(&text(size), "t.toml", xcc_build::Format::Toml).unwrap();
             check_sessions(&s).map_err(|e| e.to_string())
         };
-        assert_eq!(check("1500B"), Ok(()));
+        // The simulator's default (2000 B) fits the namespaces' 2000-byte TUN MTU.
+        assert_eq!(check("2000B"), Ok(()));
         assert_eq!(check("36B"), Ok(()));
-        let e = check("2000B").unwrap_err();
-        assert!(e.contains("flow s: packet_bytes = 2000 B") && e.contains("expected 36 to 1500 B"), "{e}");
+        let e = check("2001B").unwrap_err();
+        assert!(e.contains("flow s: packet_bytes = 2001 B") && e.contains("expected 36 to 2000 B"), "{e}");
         assert!(check("35B").unwrap_err().contains("packet_bytes = 35 B"));
         let workload = r#"
 name = "w"

@@ -15,7 +15,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use xcc_build::scenario::model::{FlowKind, Scenario};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
 use xcc_core::{Dur, Time};
 
 use crate::apps;
@@ -52,6 +52,55 @@ struct FlowOut {
 
 fn addr(a: [u8; 4], port: u16) -> SocketAddr {
     SocketAddr::V4(SocketAddrV4::new(Ipv4Addr::from(a), port))
+}
+
+/// The MSS a Linux TCP socket is capped at: the scenario's, when below the route's 1460 B.
+fn linux_mss(t: &Transport) -> Option<u32> {
+    (t.mss_bytes < ROUTE_MSS).then_some(t.mss_bytes)
+}
+
+/// Linux TCP's MSS on the namespaces' route (1500 - 40).
+const ROUTE_MSS: u32 = netns::ROUTE_MTU - 40;
+
+/// What Linux TCP flows' `transport` and NewReno's `initial_window` ask of their hosts, set
+/// where Linux has a knob: `sack = false` turns SACK off on both ends' namespaces; a NewReno
+/// flow's `initial_window` is its sender's route `initcwnd` (both ends of a transaction, the
+/// server sends the response); `delayed_ack = false` (the simulator's default, ns-2's sink)
+/// sets `quickack` on the receiver's route, while `delayed_ack = "linux"` or a time leaves
+/// Linux's delayed ACKs. A host whose flows disagree gets SACK off, quick ACKs and the largest
+/// window. Kernel MaxNet's flows keep Linux's defaults (their window is the price's).
+fn linux_tcp_settings(s: &Scenario, plan: &mut Plan, stack: Stack) {
+    let mut ends: Vec<(Cc, Transport, Vec<usize>, Vec<usize>)> = Vec::new();
+    for f in &s.flows {
+        if let FlowKind::Bulk { cc, transport, .. } = f.kind {
+            let (a, b) = (plan.port_of(f.src).unwrap(), plan.port_of(f.dst).unwrap());
+            ends.push((cc, transport, vec![a], vec![b]));
+        }
+    }
+    for t in &s.transactions {
+        let (c, sv) = (plan.port_of(t.client).unwrap(), plan.port_of(t.server).unwrap());
+        ends.push((t.cc, t.transport, vec![c, sv], vec![c, sv]));
+    }
+    for (cc, transport, senders, receivers) in ends {
+        if cc.linux_tcp(stack == Stack::Kernel).is_none() {
+            continue;
+        }
+        if !transport.sack {
+            for &h in senders.iter().chain(&receivers) {
+                plan.hosts[h].tcp_sack = false;
+            }
+        }
+        let Cc::NewReno(p) = cc else { continue };
+        for &h in &senders {
+            let w = &mut plan.hosts[h].initcwnd;
+            *w = Some(w.unwrap_or(0).max(p.initial_window));
+        }
+        if transport.delayed_ack_ns.is_none() {
+            for &h in &receivers {
+                plan.hosts[h].quickack = true;
+            }
+        }
+    }
 }
 
 /// Which hosts carry MaxNet flows: xcclab's transport over UDP, or Linux TCP with the kernel's
@@ -91,6 +140,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
         // A host whose flows do not ask for ECN only answers ECN (2), as Linux does by default.
         h.tcp_ecn = if *ecn { 1 } else { 2 };
     }
+    linux_tcp_settings(s, &mut plan, stack);
     let hosts = plan.hosts.clone();
     let mut topo = Topology::create(hosts.clone())?;
     let att = plan.attachments();
@@ -132,6 +182,15 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Count drops from here on only: the run's traffic starts now, and a packet the kernel sent
     // on its own before is not the run's.
     netns::wait_until_running(&hosts, Duration::from_secs(2));
+    if STOP.load(Ordering::Relaxed) {
+        // Stopped while setting up: nothing has started; the router goes (it waits for time
+        // zero, which never comes: the channel closes), then the namespaces.
+        stop.store(true, Ordering::Relaxed);
+        drop(zero_tx);
+        let _ = router.join();
+        topo.destroy()?;
+        return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+    }
     let kernel_before: Vec<DevCounters> =
         hosts.iter().map(|h| netns::host_counters(&h.path(), netns::TUN_DEV).unwrap_or_default()).collect();
     // A halted vCPU wakes hundreds of microseconds late (docs/emu.md): keep the CPUs out of
@@ -154,6 +213,23 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     let mut udp_setups = Vec::new();
     let mut cbr_threads = Vec::new();
     let cbr_stop = Arc::new(AtomicBool::new(false));
+    // A stop (SIGINT, SIGTERM, SIGHUP) at any moment from here to the end: every Linux TCP
+    // socket is reset and its thread woken, the CBR sinks told, so every join below returns
+    // at once and no connection outlives the run (the signal handler itself may only set STOP).
+    let run_over = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (over, cbr_stop) = (run_over.clone(), cbr_stop.clone());
+        thread::spawn(move || {
+            while !over.load(Ordering::Relaxed) {
+                if STOP.load(Ordering::Relaxed) {
+                    apps::abort_all();
+                    cbr_stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                thread::sleep(Duration::from_millis(5));
+            }
+        })
+    };
     for (i, f) in s.flows.iter().enumerate() {
         if let FlowKind::Cbr { rate_bps, packet_bytes } = f.kind {
             let (a, b) = flow_ports[i];
@@ -180,11 +256,14 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let (src_ns, dst) = (hosts[a].path(), addr(hosts[b].addr, port));
                 let start = Duration::from_nanos(f.start_ns);
                 let stop_at = f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration));
+                let mss = linux_mss(&transport);
                 let sink = thread::spawn(move || apps::tcp_sink(listener));
                 let sender = thread::spawn(move || -> io::Result<apps::BulkReport> {
-                    thread::sleep(start.saturating_sub(t0.elapsed()));
-                    let stream = sys::in_netns(&src_ns, || TcpStream::connect(dst))?;
-                    apps::set_tcp_congestion(&stream, linux_cc)?;
+                    if !apps::sleep_until(t0 + start) {
+                        return Err(io::Error::new(io::ErrorKind::Interrupted, "stopped"));
+                    }
+                    // The congestion control (and MSS) are the socket's from the SYN on.
+                    let stream = sys::in_netns(&src_ns, || apps::tcp_connect_opts(dst, linux_cc, mss))?;
                     apps::tcp_send(stream, stop_at.saturating_sub(t0.elapsed()), size_bytes)
                 });
                 tcp_threads.push((i, f.start_ns, sink, sender));
@@ -225,6 +304,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
             let listener = sys::in_netns(&hosts[sv].path(), || TcpListener::bind(addr(hosts[sv].addr, port)))?;
             // The server sends the responses: its accepted sockets inherit the listener's.
             apps::set_tcp_congestion(&listener, txn_cc.unwrap_or("reno"))?;
+            if let Some(m) = linux_mss(&t.transport) {
+                apps::set_tcp_mss(&listener, m)?;
+            }
             let (count, rq, rs) = (t.count as usize, t.request_bytes, t.response_bytes);
             tcp_txn_servers.push(thread::spawn(move || apps::tcp_txn_server(listener, count, rq, rs)));
         }
@@ -237,6 +319,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 let (rq, rs) = (t.request_bytes, t.response_bytes);
                 let at = t0 + Duration::from_nanos(at);
                 let handshake = t.opens_connection(k as u32);
+                let mss = linux_mss(&t.transport);
                 tcp_txn_threads.push((
                     idx,
                     thread::spawn(move || -> io::Result<(Option<f64>, Option<f64>)> {
@@ -244,7 +327,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                         // with `connection = "handshake"`, else ahead of it.
                         let connect = || -> io::Result<TcpStream> {
                             let cc = txn_cc.unwrap_or("reno");
-                            let stream = sys::in_netns(&cns, || apps::tcp_connect_with(dst, cc))?;
+                            let stream = sys::in_netns(&cns, || apps::tcp_connect_opts(dst, cc, mss))?;
                             stream.set_nodelay(true)?;
                             Ok(stream)
                         };
@@ -418,7 +501,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     for (i, sink, sender) in cbr_threads {
         let sent = sender.join().map_err(|_| io::Error::other("cbr sender panicked"))?;
         // The last datagrams are still on the links: give them the path's delay to arrive.
-        thread::sleep(Duration::from_nanos(two_way[i]) + Duration::from_millis(20));
+        if !STOP.load(Ordering::Relaxed) {
+            thread::sleep(Duration::from_nanos(two_way[i]) + Duration::from_millis(20));
+        }
         cbr_stop.store(true, Ordering::Relaxed);
         let got = sink.join().map_err(|_| io::Error::other("cbr sink panicked"))?;
         match (sent, got) {
@@ -452,11 +537,13 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Let the last FIN/ACK exchanges cross the router before it stops: a socket left in
     // LAST_ACK retransmits into a dismantled namespace for minutes and keeps its congestion
     // control (kernel MaxNet's BPF map) alive that long.
-    if had_tcp {
+    if had_tcp && !STOP.load(Ordering::Relaxed) {
         let longest = two_way.iter().copied().max().unwrap_or(0);
         thread::sleep(Duration::from_nanos(3 * longest) + Duration::from_millis(50));
     }
     stop.store(true, Ordering::Relaxed);
+    run_over.store(true, Ordering::Relaxed);
+    let _ = watcher.join();
     let router = router.join().map_err(|_| io::Error::other("router thread panicked"))?;
     drop(awake);
     let kernel: Vec<DevCounters> = hosts

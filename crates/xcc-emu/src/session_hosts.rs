@@ -26,7 +26,7 @@ use xcc_core::wire::WireError;
 use xcc_core::{Dur, Time};
 
 use crate::sys;
-use crate::udp_transport::{set_buffers, IP_UDP_LEN, PACING_CATCH_UP, SOCKET_BUFFER};
+use crate::udp_transport::{set_buffers, use_device_mtu, IP_UDP_LEN, PACING_CATCH_UP, SOCKET_BUFFER};
 
 /// Smallest session packet on the wire: IPv4 and UDP headers and the session framing.
 pub const MIN_PACKET_BYTES: u32 = IP_UDP_LEN + wire::HEADER_LEN as u32;
@@ -230,6 +230,7 @@ pub fn run(
             let sock = sys::in_netns(&s.dst_netns, || UdpSocket::bind(a))?;
             sock.set_nonblocking(true)?;
             set_buffers(&sock, SOCKET_BUFFER)?;
+            use_device_mtu(&sock)?;
             e.insert(rx_socks.len());
             rx_socks.push(sock);
         }
@@ -237,6 +238,7 @@ pub fn run(
         tx.connect(SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), SESSION_UDP_PORT))?;
         tx.set_nonblocking(true)?;
         set_buffers(&tx, SOCKET_BUFFER)?;
+        use_device_mtu(&tx)?;
         let result = SessionResult { flow: s.flow, ..SessionResult::default() };
         sessions.push(Session {
             setup: s,

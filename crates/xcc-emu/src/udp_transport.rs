@@ -31,14 +31,22 @@ use crate::sys;
 
 /// IPv4 + UDP header bytes in front of the shim.
 pub const IP_UDP_LEN: u32 = 28;
-/// Largest IP packet the hosts send (the TUN MTU).
-pub const MTU: u32 = 1500;
+/// Largest IP packet the hosts send on xcclab's transport (the TUN MTU, not the route's).
+pub const MTU: u32 = crate::netns::TUN_MTU;
 /// How late this driver may be behind a paced departure and still make it up
 /// (`TransportConfig::pacing_catch_up`): the loop sleeps in `ppoll`, which wakes some tens of
 /// microseconds after the deadline (milliseconds when the CPU is taken); at 100 Mbit/s a
 /// 1500-byte gap is 120 µs, so without catch-up the lateness would be lost rate. 1 ms bounds the
 /// burst that makes up a stall to 1 ms of the flow's rate.
 pub const PACING_CATCH_UP: Dur = Dur(1_000_000);
+
+/// [`PACING_CATCH_UP`], or `XCC_EMU_PACING_CATCH_UP_US` microseconds (for measurements).
+pub fn pacing_catch_up() -> Dur {
+    std::env::var("XCC_EMU_PACING_CATCH_UP_US")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(PACING_CATCH_UP, |us| Dur(us * 1000))
+}
 /// Socket buffer size (bytes) of every UDP socket: a window of datagrams that arrive while the
 /// driver is descheduled must wait in the socket, not be dropped (the run would fail: such
 /// drops are outside the modelled network). 8 MiB holds a 200 ms RTT at 100 Mbit/s and more.
@@ -119,6 +127,21 @@ fn set_tos(s: &UdpSocket, tos: u8) -> io::Result<()> {
     // SAFETY: valid fd, pointer to an int and its size.
     let r = unsafe {
         libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_IP, libc::IP_TOS, (&v as *const libc::c_int).cast(), 4)
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Lets a UDP socket send datagrams up to the TUN device's MTU rather than the route's
+/// (`IP_PMTUDISC_PROBE`: DF set, the route's path MTU ignored). The route says 1500 for Linux
+/// TCP's sake (`netns::ROUTE_MTU`); xcclab's transport and the sessions need the device's.
+pub(crate) fn use_device_mtu(s: &UdpSocket) -> io::Result<()> {
+    let v: libc::c_int = libc::IP_PMTUDISC_PROBE;
+    // SAFETY: valid fd, pointer to an int and its size.
+    let r = unsafe {
+        libc::setsockopt(s.as_raw_fd(), libc::IPPROTO_IP, libc::IP_MTU_DISCOVER, (&v as *const libc::c_int).cast(), 4)
     };
     if r < 0 {
         return Err(io::Error::last_os_error());
@@ -257,6 +280,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             let sock = sys::in_netns(&s.dst_netns, || UdpSocket::bind(a))?;
             sock.set_nonblocking(true)?;
             set_buffers(&sock, SOCKET_BUFFER)?;
+            use_device_mtu(&sock)?;
             enable_recv_tos(&sock)?;
             if gro {
                 enable_gro(&sock);
@@ -269,6 +293,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         tx.connect(SocketAddrV4::new(Ipv4Addr::from(s.dst_addr), XCC_UDP_PORT))?;
         tx.set_nonblocking(true)?;
         set_buffers(&tx, SOCKET_BUFFER)?;
+        use_device_mtu(&tx)?;
         enable_recv_tos(&tx)?;
         if gro {
             enable_gro(&tx);
@@ -285,6 +310,11 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let by_port: HashMap<u16, usize> = flows.iter().enumerate().map(|(i, f)| (sender_port(f.setup.id), i)).collect();
     sys::minimal_timer_slack();
     let realtime = sys::realtime_priority(40);
+    // XCC_EMU_TRANSPORT_OFF_ROUTER=1: keep this thread off the router's CPU (for measurements,
+    // docs/emu.md "Under a shared machine's load").
+    if std::env::var("XCC_EMU_TRANSPORT_OFF_ROUTER").is_ok_and(|v| v == "1") {
+        crate::router::keep_off_router_cpu();
+    }
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
     // A read can hold a 64 KiB run of datagrams (UDP_GRO).
@@ -296,6 +326,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let mut batch = SendBatch::new(gso);
     let mut acks = SendBatch::new(gso);
     let mut next_sample = Time::ZERO;
+    let catch_up = pacing_catch_up();
     let mut triggered: Vec<(usize, Time)> = Vec::new();
     let mut wake_late_max_ns = 0;
     let mut ack_failures = 0;
@@ -323,7 +354,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         for f in flows.iter_mut() {
             // Start, stop, timers, and everything each end wants to send now.
             if f.sender.is_none() && t >= f.setup.start {
-                let cfg = TransportConfig { pacing_catch_up: PACING_CATCH_UP, ..transport_config(&f.setup.transport) };
+                let cfg = TransportConfig { pacing_catch_up: catch_up, ..transport_config(&f.setup.transport) };
                 let ctl = controller(&f.setup.cc, &f.setup.transport);
                 f.sender = Some(Sender::new(FlowId(f.setup.id), cfg, ctl, f.setup.size_bytes, t));
                 f.result.started_at = Some(t);

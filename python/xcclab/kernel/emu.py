@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -27,27 +26,22 @@ def run_emu(scenario: Any, stack: str, params: MaxNetParams | None = None) -> An
 
     if stack not in STACKS:
         raise ValueError(f"stack {stack!r}: expected one of {', '.join(STACKS)}")
-    from ..emu import _child_env, router_command
+    from ..emu import _run_tracked
 
     with tempfile.TemporaryDirectory(prefix="xcc-emu-") as tmp:
         path = Path(tmp) / "scenario.json"
         text = json.dumps(scenario) if isinstance(scenario, dict) else scenario.to_json()
         path.write_text(text)
         out = Path(tmp) / "out.json"
-        cmd = [*router_command(), "run", str(path), "--stack", stack, "--json", str(out)]
+        args = ["run", str(path), "--stack", stack, "--json", str(out)]
+        # Tracked, so that a signal to this process stops the router at once (xcclab._interrupt).
         if stack == "kernel":
             with MaxNetSession(params or MaxNetParams(), cgroup="xcc-maxnet-emu") as session:
-                proc = subprocess.run(
-                    cmd,
-                    capture_output=True,
-                    text=True,
-                    env=_child_env(),
-                    preexec_fn=in_cgroup(session.cgroup),
-                )
+                code, stderr = _run_tracked(args, Path(tmp), in_cgroup(session.cgroup))
         else:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=_child_env())
-        if proc.returncode != 0:
-            raise RuntimeError(f"xcc-emu run --stack {stack} failed: {proc.stderr.strip()[-2000:]}")
+            code, stderr = _run_tracked(args, Path(tmp))
+        if code != 0:
+            raise RuntimeError(f"xcc-emu run --stack {stack} failed: {stderr.strip()[-2000:]}")
         raw = json.loads(out.read_text())
     result = RunResult.from_native(raw, native_version=f"xcc-emu ({stack})", source=str(path))
     # The router's own counters (lateness, rewrites) and the machine's load during the run: a

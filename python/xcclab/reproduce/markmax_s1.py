@@ -141,6 +141,14 @@ def run(
     return out_dir / "report.md"
 
 
+def run_emu(out_dir, quick=False, *, log=None):
+    """The cells with Linux NewReno + ECN on real packets beside simulated ones (root); report
+    in out_dir/emu/ (:mod:`xcclab.reproduce.markmax_s1_emu`)."""
+    from .markmax_s1_emu import run_markmax_s1_emu
+
+    return run_markmax_s1_emu(out_dir, quick, log=log)
+
+
 def checks(measured: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The paper's qualitative claims for Scenario 1, checked on our numbers."""
     j = {(k, r): measured[f"{k}-r{r}"]["J"] for k in KINDS for r in RATIOS}
@@ -521,4 +529,5 @@ EXPERIMENT = Experiment(
     run=run,
     claims=claims,
     scenarios=write_scenarios,
+    emu=run_emu,
 )
