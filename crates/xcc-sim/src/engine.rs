@@ -4,6 +4,8 @@
 
 use xcc_core::Time;
 
+use crate::event_heap::{Entry, MinHeap};
+
 /// What an event does; small and `Copy` so the heap moves 24-byte entries.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -39,84 +41,6 @@ pub enum Event {
     SessionSample,
 }
 
-#[derive(Copy, Clone, Debug)]
-struct Entry {
-    time: u64,
-    seq: u64,
-    event: Event,
-}
-
-impl Entry {
-    #[inline]
-    fn key(&self) -> (u64, u64) {
-        (self.time, self.seq)
-    }
-}
-
-/// A binary min-heap of entries by (time, seq). Hand-written rather than `std`'s `BinaryHeap`
-/// so that push and pop inline into the event loop whatever else the loop grows to hold (the
-/// std one stopped being inlined once the loop got larger, costing 8 % more instructions).
-#[derive(Default)]
-struct MinHeap {
-    v: Vec<Entry>,
-}
-
-impl MinHeap {
-    #[inline(always)]
-    fn push(&mut self, e: Entry) {
-        let mut i = self.v.len();
-        self.v.push(e);
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.v[parent].key() <= e.key() {
-                break;
-            }
-            self.v[i] = self.v[parent];
-            i = parent;
-        }
-        self.v[i] = e;
-    }
-
-    #[inline(always)]
-    fn peek(&self) -> Option<&Entry> {
-        self.v.first()
-    }
-
-    #[inline(always)]
-    fn pop(&mut self) -> Option<Entry> {
-        let last = self.v.pop()?;
-        if self.v.is_empty() {
-            return Some(last);
-        }
-        let top = self.v[0];
-        let n = self.v.len();
-        let mut i = 0;
-        loop {
-            let l = 2 * i + 1;
-            if l >= n {
-                break;
-            }
-            let r = l + 1;
-            let c = if r < n && self.v[r].key() < self.v[l].key() { r } else { l };
-            if self.v[c].key() >= last.key() {
-                break;
-            }
-            self.v[i] = self.v[c];
-            i = c;
-        }
-        self.v[i] = last;
-        Some(top)
-    }
-
-    fn len(&self) -> usize {
-        self.v.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.v.is_empty()
-    }
-}
-
 /// Deterministic future-event list.
 ///
 /// Two heaps share one sequence counter, so the order is exactly that of a single heap: `hot`
@@ -125,8 +49,8 @@ impl MinHeap {
 /// way makes each packet-hop's pop and push a few levels deep instead of a dozen.
 #[derive(Default)]
 pub struct EventQueue {
-    hot: MinHeap,
-    cold: MinHeap,
+    hot: MinHeap<Event>,
+    cold: MinHeap<Event>,
     seq: u64,
 }
 
@@ -147,7 +71,7 @@ impl EventQueue {
 
     /// The heap holding the earliest event.
     #[inline(always)]
-    fn earliest(&mut self) -> Option<&mut MinHeap> {
+    fn earliest(&mut self) -> Option<&mut MinHeap<Event>> {
         match (self.hot.peek(), self.cold.peek()) {
             (Some(h), Some(c)) => Some(if h.key() < c.key() { &mut self.hot } else { &mut self.cold }),
             (Some(_), None) => Some(&mut self.hot),
@@ -178,7 +102,7 @@ impl EventQueue {
     /// wrong.
     #[inline(always)]
     pub fn next_deliveries<const K: usize>(&self) -> [Option<u32>; K] {
-        let v = &self.hot.v;
+        let v = self.hot.entries();
         let mut out = [None; K];
         // Candidates: the children of the entries taken so far (at most K + 1 of them).
         let mut cand = [0usize; 16];

@@ -15,6 +15,7 @@
 //! ```
 
 pub mod engine;
+pub mod event_heap;
 pub mod link;
 pub mod output;
 pub mod session;

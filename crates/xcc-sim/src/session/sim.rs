@@ -6,8 +6,7 @@ use super::network::{LinkTable, Network};
 use super::routes::{session_paths, Paths};
 use super::stats::mean_p10_p90;
 use super::workload::Sessions;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::event_heap::TimedQueue;
 use xcc_core::analysis::maxmin::{max_min_fair, Allocation, Bottleneck, MaxMinProblem};
 use xcc_core::session::{ControlPacket, Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
 use xcc_core::{Dur, Time};
@@ -129,8 +128,7 @@ pub struct SessionSim<P: SessionProtocol> {
     sources: Vec<Option<P::Source>>,
     pkts: Vec<Option<Ctrl<P::Packet>>>,
     free: Vec<u32>,
-    heap: BinaryHeap<Reverse<(Time, u64, Ev)>>,
-    seq: u64,
+    events: TimedQueue<Ev>,
     now: Time,
     /// Bumped when the set of present sessions changes (the oracle is reused otherwise).
     membership: u64,
@@ -175,8 +173,7 @@ impl<P: SessionProtocol> SessionSim<P> {
             sources: (0..n).map(|_| None).collect(),
             pkts: Vec::new(),
             free: Vec::new(),
-            heap: BinaryHeap::new(),
-            seq: 0,
+            events: TimedQueue::default(),
             now: Time::ZERO,
             membership: 0,
             oracle: None,
@@ -202,15 +199,14 @@ impl<P: SessionProtocol> SessionSim<P> {
     }
 
     fn push(&mut self, t: Time, ev: Ev) {
-        self.seq += 1;
-        self.heap.push(Reverse((t, self.seq, ev)));
+        self.events.push(t, ev);
     }
 
     /// Runs to the end; `progress` gets the simulated fraction now and then. Errors are broken
     /// invariants (checked at the end of every run).
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> Result<SessionOutput, String> {
         let end = self.settings.duration;
-        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+        while let Some((t, ev)) = self.events.pop() {
             if t > end {
                 break;
             }
