@@ -6,3 +6,5 @@
 //! for whichever roles it plays. Unit tests from the paper's equations sit beside the law.
 //!
 //! docs/architecture.md, "Adding an algorithm", is the recipe.
+
+pub mod cubic;

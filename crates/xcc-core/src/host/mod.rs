@@ -130,6 +130,7 @@ controllers! {
     Rcp(Rcp),
     PiqiRcp(PiqiRcp),
     JetMax(JetMax),
+    Cubic(crate::algorithms::cubic::Cubic),
 }
 
 impl Controller for AnyController {
