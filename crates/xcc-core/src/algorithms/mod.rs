@@ -7,4 +7,5 @@
 //!
 //! docs/architecture.md, "Adding an algorithm", is the recipe.
 
+pub mod bbr;
 pub mod cubic;
