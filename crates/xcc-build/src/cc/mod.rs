@@ -3,6 +3,8 @@
 //! echoer built from them. The registry below is the one list of them: the names scenarios
 //! use, the error listing the known names, `xcc list` and Python all come from it.
 
+pub mod bbr;
+pub mod cubic;
 pub mod jetmax;
 pub mod maxnet;
 pub mod newreno;
@@ -20,6 +22,8 @@ use crate::scenario::model::Transport;
 use crate::scenario::resolve::Resolver;
 use crate::scenario::ScenarioError;
 
+pub use bbr::BbrCcParams;
+pub use cubic::CubicCcParams;
 pub use jetmax::JetMaxCcParams;
 pub use maxnet::MaxNetCcParams;
 pub use newreno::NewRenoParams;
@@ -161,6 +165,8 @@ cc_registry! {
     "rcp" as "rcp" => Rcp(RcpCcParams),
     "piqi-rcp" as "piqi-rcp" => PiqiRcp(PiqiRcpCcParams),
     "jetmax" as "jetmax" => JetMax(JetMaxCcParams),
+    "cubic" as "cubic" => Cubic(CubicCcParams),
+    "bbr" as "bbr" => Bbr(BbrCcParams),
 }
 
 #[cfg(test)]
@@ -201,7 +207,16 @@ mod tests {
     #[test]
     fn default_shim_bytes_are_the_headers_sizes() {
         let by_name: Vec<(&str, usize)> = Cc::NAMES.iter().copied().zip(Cc::default_shim_bytes()).collect();
-        let expected = [("newreno", 0), ("maxnet", 8), ("xcp", 18), ("rcp", 10), ("piqi-rcp", 10), ("jetmax", 13)];
+        let expected = [
+            ("newreno", 0),
+            ("maxnet", 8),
+            ("xcp", 18),
+            ("rcp", 10),
+            ("piqi-rcp", 10),
+            ("jetmax", 13),
+            ("cubic", 0),
+            ("bbr", 0),
+        ];
         assert_eq!(by_name, expected);
     }
 }

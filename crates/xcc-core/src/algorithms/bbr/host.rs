@@ -136,6 +136,10 @@ pub struct Bbr {
     idle: bool,
     started: bool,
     rng: u64,
+    /// Wire bytes per payload byte of a full segment: Linux paces the payload (`skb->len`
+    /// before headers) at a rate from payload deliveries; the shared transport spaces wire
+    /// bytes, so the rate it gets is scaled by this.
+    wire_per_payload: f64,
 }
 
 impl Bbr {
@@ -185,7 +189,14 @@ impl Bbr {
             idle: true,
             started: false,
             rng: 0x9e37_79b9_7f4a_7c15,
+            wire_per_payload: 1.0,
         }
+    }
+
+    /// Every data packet carries `header_bytes` on top of its payload on the wire.
+    pub fn with_header_bytes(mut self, header_bytes: u32) -> Bbr {
+        self.wire_per_payload = (self.mss + header_bytes as u64) as f64 / self.mss as f64;
+        self
     }
 
     /// The state machine's mode.
@@ -732,7 +743,7 @@ impl Controller for Bbr {
     }
 
     fn pacing_rate_bps(&self) -> Option<f64> {
-        (self.pacing_rate > 0.0).then_some(self.pacing_rate * 8.0)
+        (self.pacing_rate > 0.0).then_some(self.pacing_rate * 8.0 * self.wire_per_payload)
     }
 
     fn ssthresh_bytes(&self) -> u64 {
