@@ -28,7 +28,7 @@ impl CcConfig for BbrCcParams {
     }
 
     fn controller(&self, t: &Transport) -> AnyController {
-        AnyController::Bbr(Bbr::new(self.0, t.mss_bytes).with_header_bytes(t.header_bytes))
+        AnyController::Bbr(Box::new(Bbr::new(self.0, t.mss_bytes).with_header_bytes(t.header_bytes)))
     }
 
     /// Linux's own BBR on real packets.

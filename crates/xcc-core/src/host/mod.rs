@@ -139,7 +139,8 @@ controllers! {
     PiqiRcp(PiqiRcp),
     JetMax(JetMax),
     Cubic(crate::algorithms::cubic::Cubic),
-    Bbr(crate::algorithms::bbr::Bbr),
+    // Boxed: its state (~400 bytes) would otherwise size every flow's controller.
+    Bbr(Box<crate::algorithms::bbr::Bbr>),
 }
 
 impl Controller for AnyController {

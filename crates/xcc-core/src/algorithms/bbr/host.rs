@@ -531,7 +531,7 @@ impl Bbr {
 
     /// `bbr_check_probe_rtt_done`.
     fn check_probe_rtt_done(&mut self, now: Time) {
-        if !self.probe_rtt_done_stamp.is_some_and(|d| now > d) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| now <= d) {
             return;
         }
         self.min_rtt_stamp = now;
@@ -783,7 +783,7 @@ mod tests {
         /// One round: `bytes` delivered over one RTT at `rtt`, `in_flight` left after the ACK.
         fn round(&mut self, bytes: u64, rtt: Dur, in_flight: u64) {
             let prior = self.delivered;
-            self.now = self.now + rtt;
+            self.now += rtt;
             self.delivered += bytes;
             let rs = RateSample {
                 valid: true,

@@ -550,7 +550,7 @@ mod tests {
         }
         // Concave then convex: growth per second shrinks towards K and grows after it.
         let at = |ms: u64| seen.iter().find(|(t, _)| *t == ms).unwrap().1 as i64;
-        let (g1, g2, g3) = (at(1000) - at(0 + 100), at(4100) - at(3100), at(7000) - at(6000));
+        let (g1, g2, g3) = (at(1000) - at(100), at(4100) - at(3100), at(7000) - at(6000));
         assert!(g1 > g2 && g3 > g2, "growth per second {g1}, {g2}, {g3}");
     }
 
