@@ -75,7 +75,8 @@ NOTES: dict[str, tuple[str, str]] = {
     "cubic": (
         "implemented",
         "RFC 9438 as Linux tcp_cubic.c runs it: C = 0.4, beta = 717/1024, fast convergence, "
-        "TCP-friendly region, HyStart (ACK train + delay), kernel fixed point; emulator: kernel cubic",
+        "TCP-friendly region, HyStart (ACK train + delay), kernel fixed point; emulator: "
+        "kernel cubic",
     ),
     "bbr": (
         "implemented",
