@@ -16,7 +16,7 @@ kernel's interval agrees with the simulator's within a stated bound.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -348,6 +348,49 @@ def claims(metrics: dict[str, Any]) -> list:
     return out
 
 
+# --- the figure ------------------------------------------------------------------------------
+
+#: The cases the figure shows, one panel each.
+FIGURE_CASES = ("cubic-bdp", "cubic-deep", "bbr-bdp", "mix-2 BDP")
+
+
+def figure(runs: Path, out: Path, engines: list[str]) -> list[str]:
+    """The bottleneck queue of each case's first run, simulator dashed, kernel solid; the
+    figure's file names (``queues.png``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    from ..figures import save_figure
+
+    fig, axes = plt.subplots(len(FIGURE_CASES), 1, figsize=(8, 2.2 * len(FIGURE_CASES)))
+    for ax, case in zip(axes, FIGURE_CASES):
+        for engine in engines:
+            d = runs / engine / f"{case.replace(' ', '')}-1"
+            if not (d / "link_series.parquet").is_file():
+                continue
+            lid = pl.read_parquet(d / "links.parquet")["name"].to_list().index(BOTTLENECK)
+            ls = pl.read_parquet(d / "link_series.parquet").filter(pl.col("link_id") == lid)
+            ls = ls.sort("time_s")
+            ax.plot(
+                ls["time_s"].to_numpy(),
+                ls["queue_bytes"].to_numpy() / PACKET,
+                "--" if engine == "sim" else "-",
+                lw=0.9,
+                label=ENGINE_LABEL[engine],
+            )
+        ax.set_title(f"{case}: bottleneck queue", fontsize=9)
+        ax.set_ylabel("packets")
+        ax.legend(fontsize=7, loc="upper right")
+    axes[-1].set_xlabel("time (s)")
+    fig.tight_layout()
+    paths = save_figure(fig, out, "queues", ["png"])
+    plt.close(fig)
+    return [p.name for p in paths]
+
+
 # --- running ---------------------------------------------------------------------------------
 
 ENGINE_LABEL = {"sim": "simulator", "kernel": "Linux (emulator)"}
@@ -413,6 +456,7 @@ def report(
     failures: dict[str, list[str]],
     quick: bool,
     reps: int,
+    figures: Sequence[str] = (),
 ) -> str:
     engines = list(summary)
     lines = [
@@ -456,6 +500,8 @@ def report(
             + ".",
             "",
         ]
+    for name in figures:
+        lines += [f"![bottleneck queues, first run of each case]({name})", ""]
     for engine, fails in failures.items():
         if fails:
             lines += [f"Failed {ENGINE_LABEL[engine]} runs: " + "; ".join(fails), ""]
@@ -493,8 +539,11 @@ def _run(out_dir: str | Path, quick: bool, emu: bool, log: Callable[[str], None]
             summary=summary,
             agreement=agreements,
             failed=failures,
+            figures=["queues.png"],
         )
-        (tmp / "report.md").write_text(report(summary, agreements, failures, quick, reps))
+        figures = figure(tmp / "runs", tmp, list(measured))
+        text = report(summary, agreements, failures, quick, reps, figures)
+        (tmp / "report.md").write_text(text)
     return out / "report.md"
 
 
