@@ -72,6 +72,17 @@ NOTES: dict[str, tuple[str, str]] = {
         "every period T; see docs/algorithms/cobb.md",
     ),
     "markmax": ("implemented", "seed 003 (MarkMax-B on the whole backlog, MarkMax-T on the tail)"),
+    "cubic": (
+        "implemented",
+        "RFC 9438 as Linux tcp_cubic.c runs it: C = 0.4, beta = 717/1024, fast convergence, "
+        "TCP-friendly region, HyStart (ACK train + delay), kernel fixed point; emulator: "
+        "kernel cubic",
+    ),
+    "bbr": (
+        "implemented",
+        "BBR v1 as Linux tcp_bbr.c runs it (Cardwell et al. ACM Queue 2016): 10-round max bw, 10 s "
+        "min RTT, STARTUP/DRAIN/PROBE_BW/PROBE_RTT, tcp_rate.c samples; emulator: kernel bbr",
+    ),
 }
 
 

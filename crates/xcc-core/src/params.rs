@@ -55,7 +55,7 @@ pub fn utilisation(field: &str, v: Option<f64>, default: f64) -> Result<f64, Par
 
 /// A link algorithm's parameters (`queue = "name"` or `{ kind = "name", ... }`).
 pub trait LinkParams: Sized + Copy + Serialize {
-    /// The table as written, `kind` included (strict: an unknown field is an error).
+    /// The table as written, without its `kind` (strict: an unknown field is an error).
     type Spec: DeserializeOwned;
     /// The resolved parameter (as `run.json` names it) holding the fraction of capacity the
     /// algorithm aims to fill, if it has one (MaxNet's `mu`, RCP's `gamma`): what the max-min
@@ -86,7 +86,7 @@ impl HostContext {
 
 /// A sender's parameters (`cc = "name"` or `{ kind = "name", ... }`).
 pub trait HostParams: Sized + Copy + Serialize {
-    /// The table as written, `kind` included (strict).
+    /// The table as written, without its `kind` (strict).
     type Spec: DeserializeOwned;
     /// Resolves the entry: `spec` is the table, `None` for the bare name.
     fn resolve(spec: Option<Self::Spec>) -> Result<Self, ParamError>;
@@ -118,6 +118,5 @@ pub type AnyTable = std::collections::BTreeMap<String, serde::de::IgnoredAny>;
 #[derive(serde::Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct CcTableSpec {
-    pub kind: String,
     pub initial_window: Option<u32>,
 }

@@ -11,6 +11,7 @@ use xcc_core::params::{HostContext, HostParams};
 use xcc_core::wire::CongestionHeader;
 use xcc_core::Dur;
 
+use crate::queue::without_kind;
 use crate::scenario::model::Transport;
 use crate::scenario::resolve::{typed, Resolver};
 use crate::scenario::ScenarioError;
@@ -19,7 +20,7 @@ pub use xcc_core::algorithms::newreno::NewRenoParams;
 
 /// Resolves the entry of sender `P` at `path` (see the queue module's twin).
 fn resolve_entry<P: HostParams>(res: &Resolver, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
-    let spec = v.map(|v| typed::<P::Spec>(v.clone(), path, res.source)).transpose()?;
+    let spec = v.map(|v| typed::<P::Spec>(without_kind(v), path, res.source)).transpose()?;
     P::resolve(spec).map_err(|e| {
         let at = if e.field.is_empty() { path.to_string() } else { format!("{path}.{}", e.field) };
         res.err(&at, e.message)
@@ -171,7 +172,16 @@ mod tests {
     #[test]
     fn default_shim_bytes_are_the_headers_sizes() {
         let by_name: Vec<(&str, usize)> = Cc::NAMES.iter().copied().zip(Cc::default_shim_bytes()).collect();
-        let expected = [("newreno", 0), ("maxnet", 8), ("xcp", 18), ("rcp", 10), ("piqi-rcp", 10), ("jetmax", 13)];
+        let expected = [
+            ("newreno", 0),
+            ("maxnet", 8),
+            ("xcp", 18),
+            ("rcp", 10),
+            ("piqi-rcp", 10),
+            ("jetmax", 13),
+            ("cubic", 0),
+            ("bbr", 0),
+        ];
         assert_eq!(by_name, expected);
     }
 }

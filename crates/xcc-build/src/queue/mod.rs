@@ -19,11 +19,21 @@ pub use xcc_core::algorithms::droptail::DropTailParams;
 pub use xcc_core::algorithms::markmax::{MarkMaxLetter, MarkMaxParams};
 pub use xcc_core::algorithms::red::RedParams;
 
+/// The table of an entry without its `kind` (which chose the algorithm): what the algorithm's
+/// `Spec` reads.
+pub(crate) fn without_kind(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Value::Object(m) = &mut v {
+        m.remove("kind");
+    }
+    v
+}
+
 /// Resolves the entry of link algorithm `P` at `path`: `v` is the table as written, `None` for
 /// the bare name. The algorithm's own checks name a field inside the entry; this adds the file
 /// and the entry's path.
 fn resolve_entry<P: LinkParams>(res: &Resolver, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
-    let spec = v.map(|v| typed::<P::Spec>(v.clone(), path, res.source)).transpose()?;
+    let spec = v.map(|v| typed::<P::Spec>(without_kind(v), path, res.source)).transpose()?;
     P::resolve(spec).map_err(|e| {
         let at = if e.field.is_empty() { path.to_string() } else { format!("{path}.{}", e.field) };
         res.err(&at, e.message)

@@ -24,10 +24,10 @@ pub mod powertcp;
 ///
 /// A line is `"name" module { role; ... }`, the roles in this order, each optional:
 /// - `link: Variant(RouterType, ParamsType) as "tag";` a link algorithm (`queue = "name"`);
-///   `ParamsType` is its scenario entry in `xcc-build`'s `queue::module`, `tag` the `kind` that
+///   `ParamsType` is its scenario entry (`impl params::LinkParams`), `tag` the `kind` that
 ///   `run.json` records;
 /// - `host: Variant(ControllerType, ParamsType) as "tag";` a sender (`cc = "name"`), its entry
-///   in `xcc-build`'s `cc::module`;
+///   an `impl params::HostParams`;
 /// - `echo: Variant(EchoerType);` a receiver that does more than copy the header back;
 /// - `header: Variant(HeaderType);` a congestion header on the wire (`impl HeaderBody`);
 /// - `session: Variant(ProtocolType, ParamsType);` seed 004's session form (`impl
@@ -71,6 +71,8 @@ macro_rules! for_each_algorithm {
                 host: JetMax(JetMax, JetMaxCcParams) as "jetmax";
                 header: JetMax(JetMaxHeader);
             }
+            "cubic" cubic { host: Cubic(Cubic, CubicParams) as "cubic"; }
+            "bbr" bbr { host: Bbr(BoxedBbr, BbrParams) as "bbr"; }
             "slbn" slbn { session: Slbn(Slbn, SlbnParams); }
             "erica" erica { session: Erica(Erica, EricaParams); }
             "bfyz" bfyz { session: Bfyz(Bfyz, BfyzParams); }

@@ -26,6 +26,9 @@ pub struct AckEvent {
     pub bytes_in_flight: u64,
     /// True while the transport is in loss or ECN recovery (windows must not grow then).
     pub in_recovery: bool,
+    /// The delivery-rate sample of this ACK, for controllers that ask for them
+    /// ([`Controller::wants_rate_samples`]); `None` otherwise and on the SYN-ACK.
+    pub rate: Option<crate::transport::RateSample>,
 }
 
 /// Why the transport asks the controller to back off. The transport guarantees at most one
@@ -88,6 +91,11 @@ pub trait Controller {
     }
     /// A probe left at `now`.
     fn on_probe_sent(&mut self, _now: Time) {}
+    /// True for a scheme that needs delivery-rate samples (BBR); checked once, when the
+    /// transport is built, so the others pay nothing for them.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! host_algorithms {
@@ -186,6 +194,9 @@ impl Controller for AnyController {
     }
     fn on_probe_sent(&mut self, now: Time) {
         dispatch!(self, a => a.on_probe_sent(now))
+    }
+    fn wants_rate_samples(&self) -> bool {
+        dispatch!(self, a => a.wants_rate_samples())
     }
 }
 

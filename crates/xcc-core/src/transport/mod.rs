@@ -18,12 +18,14 @@
 
 mod config;
 pub mod handshake;
+mod rate;
 mod receiver;
 mod rtt;
 mod sender;
 
 pub use config::{DelayedAck, PartialAckRto, TransportConfig};
 pub use handshake::Connect;
+pub use rate::RateSample;
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
 pub use sender::{Sender, SenderStats};

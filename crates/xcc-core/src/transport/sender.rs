@@ -86,6 +86,8 @@ use crate::time::{Dur, Time};
 use crate::transport::{Connect, PartialAckRto, RttEstimator, TransportConfig};
 use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind};
 
+use super::rate::RateSampler;
+
 /// Counters and gauges a driver samples (no logging inside the state machine).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct SenderStats {
@@ -227,6 +229,9 @@ pub struct Sender<C: Controller = AnyController> {
     conn: Connect,
     /// ECN in use: configured, and agreed by the SYN-ACK when there is a handshake.
     ecn: bool,
+    /// Delivery-rate estimation, only for controllers that want samples (boxed: the other
+    /// flows carry one pointer).
+    rate: Option<Box<RateSampler>>,
 }
 
 impl<C: Controller> Sender<C> {
@@ -239,6 +244,7 @@ impl<C: Controller> Sender<C> {
     pub fn new(flow: FlowId, cfg: TransportConfig, cc: C, size_bytes: Option<u64>, now: Time) -> Sender<C> {
         let mss = cfg.mss_bytes.max(1) as u64;
         let rate_based = cc.is_rate_based();
+        let rate = cc.wants_rate_samples().then(|| Box::new(RateSampler::new(now)));
         let (total_segs, last_payload) = match size_bytes {
             Some(s) => {
                 let n = s.div_ceil(mss);
@@ -293,6 +299,7 @@ impl<C: Controller> Sender<C> {
             last_wire: 0,
             conn: Connect::new(cfg.handshake, cfg.initial_rto.max(cfg.min_rto).min(cfg.max_rto)),
             ecn: cfg.ecn,
+            rate,
         }
     }
 
@@ -316,6 +323,7 @@ impl<C: Controller> Sender<C> {
             min_rtt: self.rtt.min_rtt(),
             bytes_in_flight: 0,
             in_recovery: false,
+            rate: None,
         };
         self.cc.on_feedback(now, &pkt.cc);
         self.cc.on_ack(now, &ev);
@@ -370,6 +378,12 @@ impl<C: Controller> Sender<C> {
         }
         let ack = seg.ack;
         let flight_before = self.out_bytes;
+        if self.rate.is_some() {
+            let in_flight = self.bytes_in_flight();
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.begin_ack(in_flight);
+            }
+        }
         let newly = ack > self.snd_una;
         let mut rtt_sample = None;
         let mut acked_bytes = 0;
@@ -381,6 +395,9 @@ impl<C: Controller> Sender<C> {
             self.rtt.on_sample(sample);
             rtt_sample = Some(sample);
             acked_segs = ack - self.snd_una;
+            if self.rate.is_some() {
+                self.rate_cum_ack(ack);
+            }
             acked_bytes = self.advance(ack);
             self.stats.bytes_acked += acked_bytes;
         }
@@ -474,6 +491,14 @@ impl<C: Controller> Sender<C> {
             }
         }
 
+        let rate = match self.rate.as_deref_mut() {
+            Some(r) => {
+                // Linux's TCP_CA_Loss lasts until the ACK passes what was sent at the timeout.
+                let rto_recovery = self.recover_after_rto && self.snd_una < self.recover;
+                Some(r.generate(now, self.rtt.min_rtt(), rto_recovery))
+            }
+            None => None,
+        };
         let ev = AckEvent {
             newly_acked_bytes: acked_bytes,
             rtt_sample,
@@ -481,6 +506,7 @@ impl<C: Controller> Sender<C> {
             min_rtt: self.rtt.min_rtt(),
             bytes_in_flight: self.bytes_in_flight(),
             in_recovery: self.in_recovery || exited || self.snd_una < self.cwr_end,
+            rate,
         };
         self.cc.on_feedback(now, &pkt.cc);
         self.cc.on_ack(now, &ev);
@@ -548,6 +574,9 @@ impl<C: Controller> Sender<C> {
                 self.force_rtx = false;
                 self.pacing_blocked = false;
                 self.pacer_backlogged = false;
+                if self.rate.is_some() {
+                    self.check_app_limited();
+                }
                 return None;
             }
         };
@@ -629,6 +658,14 @@ impl<C: Controller> Sender<C> {
         self.cwr_pending = self.ecn;
         // Forget SACK information (RFC 6675 section 5.1, RFC 2018 section 8) and presume every
         // outstanding segment lost: go-back-N from snd_una.
+        if let Some(mut r) = self.rate.take() {
+            let fresh: u64 = (self.snd_una..self.snd_max)
+                .filter(|&seq| self.board[(seq - self.snd_una) as usize].flags & (LOST | SACKED) == 0)
+                .map(|seq| self.payload(seq))
+                .sum();
+            r.on_lost(fresh);
+            self.rate = Some(r);
+        }
         for st in self.board.iter_mut() {
             st.flags = LOST;
         }
@@ -762,7 +799,14 @@ impl<C: Controller> Sender<C> {
             let i = (seq - self.snd_una) as usize;
             self.set_flags(i, self.board[i].flags | RETX, payload);
             self.stats.retransmits += 1;
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_sent(now, i, false, false);
+            }
         } else {
+            if let Some(r) = self.rate.as_deref_mut() {
+                let index = (seq - self.snd_una) as usize;
+                r.on_sent(now, index, true, self.snd_una == self.snd_max);
+            }
             self.board.push_back(SegState::default());
             self.snd_max += 1;
             self.pipe += payload;
@@ -824,6 +868,27 @@ impl<C: Controller> Sender<C> {
         self.board[i].flags = flags;
     }
 
+    /// Delivery-rate bookkeeping of a cumulative ACK up to `ack` (before `advance`): every
+    /// segment not already SACKed is delivered now, and the snapshots of all are dropped.
+    fn rate_cum_ack(&mut self, ack: u32) {
+        let Some(mut r) = self.rate.take() else { return };
+        for seq in self.snd_una..ack {
+            r.on_delivered((seq - self.snd_una) as usize, seq, self.payload(seq));
+        }
+        r.advance((ack - self.snd_una) as usize);
+        self.rate = Some(r);
+    }
+
+    /// `tcp_rate_check_app_limited`: nothing to send or retransmit, and room in the window.
+    fn check_app_limited(&mut self) {
+        let in_flight = self.bytes_in_flight();
+        if in_flight < self.cc.window_bytes() {
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.mark_app_limited(in_flight);
+            }
+        }
+    }
+
     /// Cumulative ACK up to `ack` (exclusive): drops the entries, returns the bytes acknowledged.
     #[inline]
     fn advance(&mut self, ack: u32) -> u64 {
@@ -879,7 +944,11 @@ impl<C: Controller> Sender<C> {
         let i = (seq - self.snd_una) as usize;
         let f = self.board[i].flags;
         if f & (SACKED | LOST) == 0 {
-            self.set_flags(i, f | LOST, self.payload(seq));
+            let bytes = self.payload(seq);
+            if let Some(r) = self.rate.as_deref_mut() {
+                r.on_lost(bytes);
+            }
+            self.set_flags(i, f | LOST, bytes);
             self.rtx_scan = self.rtx_scan.min(seq);
             self.lost_hi = self.lost_hi.max(seq + 1);
         }
@@ -951,7 +1020,11 @@ impl<C: Controller> Sender<C> {
                 }
                 let i = (seq - self.snd_una) as usize;
                 let f = self.board[i].flags;
-                self.set_flags(i, f | SACKED, self.payload(seq));
+                let bytes = self.payload(seq);
+                if let Some(r) = self.rate.as_deref_mut() {
+                    r.on_delivered(i, seq, bytes);
+                }
+                self.set_flags(i, f | SACKED, bytes);
                 self.board[i].skip = seq + 1;
                 self.sacked_segs += 1;
                 self.high_sacked = self.high_sacked.max(seq + 1);

@@ -21,7 +21,7 @@ impl LinkParams for DropTailParams {
     fn resolve(spec: Option<Self::Spec>) -> Result<Self, ParamError> {
         match spec {
             None => Ok(DropTailParams {}),
-            Some(o) if o.len() == 1 => Ok(DropTailParams {}),
+            Some(o) if o.is_empty() => Ok(DropTailParams {}),
             Some(_) => Err(ParamError::new("", "droptail takes no parameters (its limit is the link's buffer)")),
         }
     }

@@ -23,7 +23,6 @@ use crate::{Dur, Time};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct JetMaxQueueSpec {
-    pub kind: String,
     pub gamma: Option<f64>,
     pub interval: Option<String>,
 }
@@ -66,7 +65,6 @@ impl LinkParams for JetMaxRouterParams {
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct JetMaxCcSpec {
-    pub kind: String,
     pub tau: Option<f64>,
     pub probe_wait: Option<String>,
 }
@@ -94,7 +92,6 @@ impl HostParams for JetMaxCcParams {
             None => d.probe_wait.as_ns(),
             Some(s) => time("probe_wait", s)?,
         };
-        let _ = spec.kind;
         Ok(JetMaxCcParams { tau, probe_wait_ns })
     }
 

@@ -17,7 +17,6 @@ use crate::units::{parse_amount, Amount};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct MarkMaxSpec {
-    pub kind: String,
     pub variant: Option<String>,
     pub theta: String,
     pub theta_l: Option<String>,
@@ -113,7 +112,6 @@ impl LinkParams for MarkMaxParams {
                 Some(t)
             }
         };
-        let _ = m.kind;
         Ok(MarkMaxParams { variant, unit, theta_l, theta, theta_h, tail })
     }
 

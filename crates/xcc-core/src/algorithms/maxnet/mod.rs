@@ -25,7 +25,6 @@ use crate::{Dur, Time};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct MaxNetQueueSpec {
-    pub kind: String,
     pub mu: Option<f64>,
     pub dt_p: Option<String>,
     pub t0: Option<String>,
@@ -97,7 +96,6 @@ impl LinkParams for MaxNetRouterParams {
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct MaxNetCcSpec {
-    pub kind: String,
     pub x_max: Option<String>,
     pub t: Option<String>,
     pub alpha: Option<f64>,
@@ -128,7 +126,6 @@ impl HostParams for MaxNetCcParams {
         let m = spec;
         let d = MaxNetConfig::default();
         let m = m.unwrap_or(MaxNetCcSpec {
-            kind: "maxnet".into(),
             x_max: None,
             t: None,
             alpha: None,

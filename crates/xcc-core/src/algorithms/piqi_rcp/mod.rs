@@ -29,7 +29,6 @@ use crate::{Dur, Time};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct PiqiRcpQueueSpec {
-    pub kind: String,
     pub interval: Option<String>,
     /// A number, or "auto" for kappa* = T / (2 (T + RTT_max)).
     pub kappa: Option<KappaSpec>,
@@ -81,7 +80,6 @@ impl LinkParams for PiqiRcpRouterParams {
         let m = spec;
         let d = PiqiRcpRouterConfig::default();
         let m = m.unwrap_or(PiqiRcpQueueSpec {
-            kind: "piqi-rcp".into(),
             interval: None,
             kappa: None,
             gamma: None,
@@ -140,7 +138,7 @@ impl HostParams for PiqiRcpCcParams {
     type Spec = AnyTable;
     fn resolve(spec: Option<Self::Spec>) -> Result<Self, ParamError> {
         match spec {
-            Some(m) if m.len() > 1 => {
+            Some(m) if !m.is_empty() => {
                 Err(ParamError::new("", "piqi-rcp's source takes no parameters (its rate is the routers')"))
             }
             _ => Ok(PiqiRcpCcParams {}),

@@ -29,7 +29,6 @@ use crate::{Dur, Time};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RcpQueueSpec {
-    pub kind: String,
     pub preset: Option<String>,
     pub alpha: Option<f64>,
     pub beta: Option<f64>,
@@ -74,7 +73,6 @@ impl LinkParams for RcpRouterParams {
         let m = spec;
         use {RcpRouterConfig, RCP_PRESETS};
         let m = m.unwrap_or(RcpQueueSpec {
-            kind: "rcp".into(),
             preset: None,
             alpha: None,
             beta: None,
@@ -152,16 +150,16 @@ mod tests {
     /// ns-2's cap by default (and absent from run.json), a time, or "rtt" for T = d.
     #[test]
     fn max_interval_is_ns2_by_default_a_time_or_the_rtt() {
-        let d = resolve(serde_json::json!({"kind": "rcp"})).unwrap();
+        let d = resolve(serde_json::json!({})).unwrap();
         assert_eq!(d.max_interval_ns, Some(10_000_000));
         assert!(serde_json::to_value(d).unwrap().get("max_interval_ns").is_none());
-        let t = resolve(serde_json::json!({"kind": "rcp", "max_interval": "2ms"})).unwrap();
+        let t = resolve(serde_json::json!({"max_interval": "2ms"})).unwrap();
         assert_eq!(t.max_interval_ns, Some(2_000_000));
         assert_eq!(serde_json::to_value(t).unwrap()["max_interval_ns"], 2_000_000);
-        let rtt = resolve(serde_json::json!({"kind": "rcp", "max_interval": "rtt"})).unwrap();
+        let rtt = resolve(serde_json::json!({"max_interval": "rtt"})).unwrap();
         assert_eq!(rtt.max_interval_ns, None);
         for bad in ["0s", "fast"] {
-            let e = resolve(serde_json::json!({"kind": "rcp", "max_interval": bad})).unwrap_err();
+            let e = resolve(serde_json::json!({"max_interval": bad})).unwrap_err();
             assert_eq!(e.field, "max_interval", "{e:?}");
         }
     }

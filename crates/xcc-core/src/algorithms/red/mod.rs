@@ -16,7 +16,6 @@ use crate::units::{parse_amount, parse_bytes, Amount};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
-    pub kind: String,
     pub w_q: Option<f64>,
     pub min_th: String,
     pub max_th: String,
@@ -82,7 +81,6 @@ impl LinkParams for RedParams {
                 b => b as u32,
             },
         };
-        let _ = r.kind;
         Ok(RedParams { w_q, min_th, max_th, max_p, unit, variant, action, mean_packet_bytes })
     }
 

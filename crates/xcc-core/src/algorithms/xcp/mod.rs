@@ -23,7 +23,6 @@ use crate::{Dur, Time};
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct XcpQueueSpec {
-    pub kind: String,
     pub alpha: Option<f64>,
     pub beta: Option<f64>,
     pub gamma: Option<f64>,

@@ -1,0 +1,77 @@
+"""The baselines experiment (CUBIC and BBR, simulator beside Linux): its scenarios run, its
+measurements read what the runs did, its agreement rule and claims behave."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from xcclab.claims import score
+from xcclab.reproduce import baselines as b
+
+pytest.importorskip("xcclab._native")
+
+
+def test_scenarios_have_the_stated_rtts_and_buffers():
+    import xcclab
+
+    sc = b.scenario("t", ["cubic", "bbr"], [20.0, 80.0], 100, 1.0, 1)
+    xcclab.validate(sc)
+    delays = {tuple(link["between"]): link["delay"] for link in sc["link"]}
+    # 20 ms flow: 2 x (1 + 8 + 1) ms; 80 ms flow: 2 x (16 + 8 + 16) ms.
+    assert delays[("r1", "r2")] == "8000us"
+    assert delays[("s1", "r1")] == "1000us" and delays[("s2", "r1")] == "16000us"
+    assert sc["link"][-1]["buffer"] == "100pkt"
+    assert [f["cc"] for f in sc["flow"]] == ["cubic", "bbr"]
+
+
+def test_agreement_is_judged_on_intervals():
+    sim = {"utilisation": {"mean": 0.97, "lo": 0.96, "hi": 0.98, "n": 3}}
+    near = {"utilisation": {"mean": 0.96, "lo": 0.955, "hi": 0.965, "n": 3}}
+    far = {"utilisation": {"mean": 0.80, "lo": 0.79, "hi": 0.81, "n": 3}}
+    wide = {"utilisation": {"mean": 0.95, "lo": 0.90, "hi": 1.00, "n": 3}}
+    assert b.agreement(sim, near, "utilisation")["status"] == "holds"
+    assert b.agreement(sim, far, "utilisation")["status"] == "fails"
+    assert b.agreement(sim, wide, "utilisation")["status"] == "inconclusive"
+    assert b.agreement(sim, {}, "utilisation") is None
+
+
+def test_one_cubic_flow_is_measured():
+    """A short run: the CUBIC flow fills the one-BDP buffer (drops happen, the queue is well
+    above zero) and the bottleneck is busy."""
+    import xcclab
+
+    sc = b.scenario("t", ["cubic"], [40.0], 67, 12.0, 1)
+    m = b.measure(xcclab.run(sc, progress=False), "cubic-bdp", 5.0)
+    assert m["utilisation"] > 0.9
+    assert m["drops"] > 0 and m["mean_queue_pkts"] > 10
+    assert m["k_rfc_s"] == pytest.approx(((66.67 + 67) * 0.3 / 0.4) ** (1 / 3), rel=1e-3)
+
+
+def test_claims_score_both_engines():
+    est = {"mean": 1.0, "lo": 0.9, "hi": 1.1, "n": 3}
+    summary = {
+        "bbr-shallow": {"utilisation": {**est, "mean": 0.98, "lo": 0.97, "hi": 0.99}},
+        "cubic-shallow": {"utilisation": {**est, "mean": 0.90, "lo": 0.89, "hi": 0.91}},
+        "cubic-deep": {"mean_queue_pkts": {**est, "mean": 200, "lo": 190, "hi": 210}},
+        "bbr-deep": {"mean_queue_pkts": {**est, "mean": 10, "lo": 8, "hi": 12}},
+        "bbr-bdp": {"dip_period_s": {**est, "mean": 10.3, "lo": 10.2, "hi": 10.4}},
+    }
+    claims = b.claims({"summary": {"sim": summary, "kernel": summary}})
+    assert len(claims) == 10
+    status = {c.id: score(c).status for c in claims}
+    assert status["bbr-shallow-throughput [sim]"] == "holds"
+    assert status["bbr-deep-queue [kernel]"] == "holds"
+    assert status["cubic-keeps-buffer-full [sim]"] == "holds"
+    assert status["probe-rtt-period [sim]"] == "holds"
+    json.dumps([score(c).to_json() for c in claims])
+
+
+@pytest.mark.slow
+def test_quick_run_writes_a_report(tmp_path):
+    report = b.run(tmp_path, quick=True)
+    text = report.read_text()
+    assert "CUBIC loss period" in text and "utilisation" in text
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert set(metrics["summary"]["sim"]) == set(b.cases(1.0))
