@@ -205,3 +205,32 @@ def test_index_and_readme_counts_are_the_datas(judged):
     index = (SNAPSHOT / "index.md").read_text(encoding="utf-8")
     for r in rows:
         assert f"| {r.verdict} |" in index.split(f"[{r.experiment.id}]", 1)[1].split("\n")[0]
+
+
+def test_a_sliding_window_finds_the_burst_fixed_bins_split():
+    """xcc-abrupt's overshoot: a 100 ms burst at 4 C from 50 ms, on 10 ms samples. Fixed 100 ms
+    bins from 0 see two halves (2.5 C each); the 100 ms window at every alignment sees the
+    whole burst (4 C)."""
+    import numpy as np
+
+    from xcclab.reproduce import _xcc
+    from xcclab.reproduce.xcc_abrupt import sliding_peak
+
+    t = np.arange(1, 41) * 0.01
+    x = np.where((t > 0.05 + 1e-9) & (t <= 0.15 + 1e-9), 4.0, 1.0)
+    assert _xcc.averaged(t, x, 10)[1].max() == pytest.approx(2.5)
+    assert sliding_peak(t, x, 0.1, 0.0, 0.4) == pytest.approx(4.0)
+    assert _xcc.sliding(t, x, 10)[1].max() == pytest.approx(4.0)
+    assert sliding_peak(t, x, 0.01, 0.0, 0.4) == pytest.approx(4.0)  # the samples themselves
+
+
+def test_the_mice_seeds_draw_the_arrival_times():
+    from xcclab.reproduce import mice
+
+    def starts(seed):
+        sc = mice.scenario("reno-red", 5, arrival_seed=seed)
+        return [t["start"] for t in sc.to_dict()["transactions"]]
+
+    assert starts(1) != starts(2) and starts(1) == starts(1)
+    even = mice.scenario("reno-red", 5).to_dict()["transactions"]
+    assert len(even) == 1 and even[0]["count"] == 5  # without a seed: evenly spaced

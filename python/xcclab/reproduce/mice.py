@@ -62,11 +62,15 @@ def scenario(
     window_s: float = 20.0,
     maxnet_transport: dict[str, Any] | None = None,
     connection: str = "handshake",
+    arrival_seed: int | None = None,
 ) -> Scenario:
     """One run: ``stack`` in STACKS, ``k`` transactions arriving uniformly over ``window_s``
     from 20 s, bottleneck ``rate``. ``maxnet_transport`` overrides MaxNet's transport (the
     real-packet runs need packets that fit a 1500-byte MTU). ``connection = "open"`` gives the
-    runs without a handshake (as before handshakes existed; the report's comparison)."""
+    runs without a handshake (as before handshakes existed; the report's comparison).
+    ``arrival_seed``: the K start times are drawn uniformly at random over the window from it
+    (numpy), one transaction each; without it they are evenly spaced (``[[transactions]]``
+    spreads ``count`` exchanges uniformly, the same for every scenario seed)."""
     sc = Scenario(f"mice-{stack}-k{k}", duration=f"{T_F_S * scale:g}s", seed=1)
     for h in ("ftp", "web", "sink", "client"):
         sc.add_host(h)
@@ -90,18 +94,37 @@ def scenario(
     sc.add_flow(
         "ftp", src="ftp", dst="sink", cc=cc, transport=transport, stop=f"{T_F_S * scale:g}s"
     )
-    sc.add_transactions(
-        "http",
-        client="client",
-        server="web",
-        count=k,
-        request="62B",
-        response="4KB",
-        start=f"{20 * scale:g}s",
-        stop=f"{(20 + window_s) * scale:g}s",
-        cc=cc,
-        transport=transport,
-    )
+    if arrival_seed is None:
+        sc.add_transactions(
+            "http",
+            client="client",
+            server="web",
+            count=k,
+            request="62B",
+            response="4KB",
+            start=f"{20 * scale:g}s",
+            stop=f"{(20 + window_s) * scale:g}s",
+            cc=cc,
+            transport=transport,
+        )
+    else:
+        import numpy as np
+
+        rng = np.random.default_rng(arrival_seed)
+        starts = np.sort(rng.uniform(20 * scale, (20 + window_s) * scale, k))
+        for i, t in enumerate(starts):
+            sc.add_transactions(
+                f"http{i}",
+                client="client",
+                server="web",
+                count=1,
+                request="62B",
+                response="4KB",
+                # to the nanosecond: the scenario's time unit
+                start=f"{round(float(t) * 1e9)}ns",
+                cc=cc,
+                transport=transport,
+            )
     sc.metrics(interval="100ms")
     return sc
 
@@ -595,7 +618,9 @@ def _report(
 
 
 #: Seeded cells: every stack of SENSITIVITY_STACKS with the main arrival window and each
-#: sensitivity window; the seed draws the K arrival times (and nothing else).
+#: sensitivity window; the seed draws the K arrival times (uniform over the window, numpy) and
+#: is the scenario's seed (RED's coin). Before issue 31 the arrivals were evenly spaced
+#: whatever the seed, which only moved RED's coin.
 SEEDED_WINDOWS_S = (20.0, *ARRIVAL_WINDOWS_S)
 SEEDED_KEYS = ("share_within_135ms", "queue_before_pkts", "elephant_before_bps",
                "elephant_during_bps", "p95_response_s")  # fmt: skip
@@ -605,7 +630,7 @@ def seeded_run(*, seed: int, stack: str, k: int, rate: str, window_s: float) -> 
     """One run with the arrival times drawn from ``seed`` (a worker of ``over_seeds``)."""
     import xcclab
 
-    sc = scenario(stack, k, rate, 1.0, window_s)
+    sc = scenario(stack, k, rate, 1.0, window_s, arrival_seed=seed)
     sc.seed = seed
     m = measure(xcclab.run(sc, progress=False), 1.0)
     return {key: m[key] for key in SEEDED_KEYS}
