@@ -152,7 +152,8 @@ def claim_section(
         "",
         "Claims typed and scored by `xcclab.claims` under the tolerance policy and verdict rule of "
         "[docs/reproduction/verdicts.md](../verdicts.md): references, qualitative claims, "
-        "claims on a reconstruction and sensitivity runs are shown apart and not counted.",
+        "claims on a reconstruction, sensitivity runs, measures on a second definition and "
+        "claims counted in another experiment are shown apart and not counted.",
         "",
     ]
     paper = [s for s in scored if s.counted]
