@@ -234,3 +234,27 @@ def test_the_mice_seeds_draw_the_arrival_times():
     assert starts(1) != starts(2) and starts(1) == starts(1)
     even = mice.scenario("reno-red", 5).to_dict()["transactions"]
     assert len(even) == 1 and even[0]["count"] == 5  # without a seed: evenly spaced
+
+
+def test_index_writes_the_counts_into_the_readme(tmp_path):
+    """`xcc reproduce --index` puts the counts it writes into index.md between the README's
+    markers too, and refuses a README without them rather than guess where."""
+    from xcclab.cli import main
+    from xcclab.reproduce.index import COUNTS_BEGIN, COUNTS_END, insert_counts
+
+    out = tmp_path / "snap"
+    d = out / "maxnet-encoding"
+    d.mkdir(parents=True)
+    comparisons = [
+        {"quantity": q, "paper": p, "ours": o, "unit": "bits", "cell": {}}
+        for q, p, o in (("B_i", 4, 4), ("B_f", 18, 19))
+    ]
+    (d / "metrics.json").write_text(json.dumps({"comparisons": comparisons, "figures": []}))
+    (out / "README.md").write_text(f"# R\n\n{COUNTS_BEGIN}\nold: 99 hold\n{COUNTS_END}\n\ntail\n")
+    assert main(["reproduce", "--index", "--out", str(out)]) == 0
+    readme = (out / "README.md").read_text()
+    block = readme.split(COUNTS_BEGIN)[1].split(COUNTS_END)[0]
+    assert "99" not in block and "| counted paper claims | 1 | 1 | 0 | 0 | 0 | 2 |" in block
+    assert block in (out / "index.md").read_text() and readme.endswith("tail\n")
+    with pytest.raises(ValueError, match="markers"):
+        insert_counts("no markers here", "x")
