@@ -807,9 +807,17 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
                     unit="Mbit/s",
                     first="Reno/RED's slow-down",
                     second="MaxNet's",
-                    note="cause not established: both elephants give up about the mice's own "
-                    "load (K x 4 KB over the 20 s window); the Reno/RED elephant's drops "
-                    "while the mice arrive do not cost it more than that",
+                    note="both elephants give up about the mice's own load (K x 4 KB over the "
+                    f"20 s window, {k * 4000 * 8 / 20 / 1e6:.2f} Mbit/s) while the mice arrive, "
+                    "and the Reno/RED elephant's drops do not cost it more than that: its rate "
+                    "5-20 s and 20-40 s against MaxNet's, over the seeds",
+                    evidence=tuple(
+                        f"seeded.{stack}@{_MAIN}.{key}"
+                        for stack in ("reno-red", "maxnet")
+                        for key in ("elephant_before_bps", "elephant_during_bps")
+                    )
+                    if metrics.get("seeded")
+                    else (),
                 )
             )
             before = _value(metrics, "reno-red", "elephant_before_bps", scale=1e-6)
