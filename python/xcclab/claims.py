@@ -14,6 +14,28 @@ A claim is what a paper says, quoted (:class:`Quote`), with its type and how we 
 Our measurement is a number or an :class:`Estimate` (mean and 95 % confidence interval over
 seeds). :func:`score` judges a claim on the interval; :func:`verdict` gives an experiment's
 verdict from its claims by the rule in :data:`VERDICT_RULE`. Nothing else sets a tolerance.
+
+The rules a claim must follow (issue 31; :func:`check_claims` enforces them, so an experiment
+that breaks one fails to judge):
+
+- **one owner**: a paper claim (:meth:`Claim.paper_key`: where it is and its words) is counted
+  in one experiment; another that shows it sets ``counted_in`` to the owner's id and the claim
+  is shown "also shown in", never counted there (:func:`duplicate_counted` finds breaches
+  across experiments);
+- **the paper's definition**: a measure on another definition than the paper's (delivered
+  against assigned rates, another window) sets ``second_definition``: shown apart, never
+  deciding, and there must be a claim on the paper's definition beside it (same base id);
+- **windows**: a :class:`Shape` (a statistic of a time series) declares its ``window``: one of
+  :data:`WINDOWS` (no fixed-bin alignment: sliding windows, every alignment, the raw samples,
+  the whole run) or ``"open: ..."``, a window the paper leaves open, which must then be swept
+  (sensitivity rows of the same base id);
+- **contrasts**: a quote that states a contrast (``Quote.contrast``) is counted only as an
+  :class:`Ordering`; points on either side of it are shown apart;
+- **rounding**: a number printed rounded is accepted within at least half its last printed
+  digit (:meth:`Point.band`, ``printed``);
+- **causes**: a failing claim's cause line names the measurement that shows it (``evidence``:
+  keys of the report's ``metrics.json``, which must exist) or says "cause not established";
+  :func:`cause_line` renders both the same way every time.
 """
 
 from __future__ import annotations
@@ -38,6 +60,10 @@ __all__ = [
     "Reference",
     "Scored",
     "Shape",
+    "WINDOWS",
+    "cause_line",
+    "check_claims",
+    "duplicate_counted",
     "estimate",
     "score",
     "verdict",
@@ -65,8 +91,18 @@ VERDICT_RULE = (
     "half hold; not reproduced if fewer; inconclusive or unmeasured claims count as not holding. "
     "With no such claim the verdict is qualitative. References, qualitative claims and claims "
     "that depend on a reconstruction are shown and tallied apart, never in the verdict; so are "
-    "sensitivity runs (a setting the paper leaves open, other than our default)."
+    "sensitivity runs (a setting the paper leaves open, other than our default), measures on a "
+    "second definition (not the paper's) and claims counted in another experiment (each paper "
+    "claim is counted once; an experiment whose every such claim is counted elsewhere is "
+    "'counted elsewhere')."
 )
+
+#: How a :class:`Shape`'s window is placed, when it is not a parameter left open ("open: ..."):
+#: never fixed bins whose alignment could split an event.
+WINDOWS = ("samples", "sliding", "all alignments", "whole run", "none")
+
+#: The words that open every cause line whose cause is not measured.
+NOT_ESTABLISHED = "cause not established"
 
 HOLDS, FAILS, INCONCLUSIVE, UNMEASURED, DESCRIBED = (
     "holds",
@@ -79,10 +115,12 @@ HOLDS, FAILS, INCONCLUSIVE, UNMEASURED, DESCRIBED = (
 
 @dataclass(frozen=True)
 class Quote:
-    """The paper's own words and where they are (seed id, section, figure or table)."""
+    """The paper's own words and where they are (seed id, section, figure or table);
+    ``contrast``: the words state a contrast (A, in contrast B), scored as one ordering."""
 
     text: str
     where: str
+    contrast: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,8 +197,19 @@ class Claim(ABC):
     reconstruction: str | None = None  # the reconstructed algorithm the claim depends on
     setting: str | None = None  # a setting of ours other than the default: a sensitivity run
     note: str = ""  # when it fails: the cause in one sentence, with the evidence
+    #: keys of the report's metrics.json ("measured.cobb.max_queue_packets") that show the
+    #: cause in ``note``; without them the cause is rendered as not established
+    evidence: tuple[str, ...] = ()
+    #: the experiment that counts this paper claim, when this one only shows it
+    counted_in: str | None = None
+    #: a definition other than the paper's (shown apart, never deciding)
+    second_definition: str | None = None
 
     kind = "claim"
+
+    def paper_key(self) -> tuple[str, str]:
+        """What identifies the paper's claim across experiments: where it is, its words."""
+        return (" ".join(self.quote.where.split()), " ".join(self.quote.text.split()))
 
     @abstractmethod
     def expected(self) -> str:
@@ -194,6 +243,27 @@ def _band(value: float, precision: str, points: bool) -> tuple[float, float]:
     return value - half, value + half
 
 
+def half_last_digit(printed: str) -> float:
+    """Half a unit of the last digit of a number as printed ("0.99": 0.005, "300": 0.5,
+    "1.2e3": 50)."""
+    text = printed.strip().lstrip("~+-").rstrip("%").strip()
+    mantissa, _, exp = text.lower().partition("e")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    return 0.5 * 10.0 ** (-decimals + (int(exp) if exp else 0))
+
+
+def _rounded_band(
+    value: float, precision: str, points: bool, printed: str | None
+) -> tuple[float, float]:
+    """The policy's band, widened to half the last printed digit (a number printed rounded
+    cannot be held tighter than it was printed); "exact" values are counts, not rounded."""
+    lo, hi = _band(value, precision, points)
+    if printed is None or precision == "exact" or not math.isfinite(value):
+        return lo, hi
+    half = half_last_digit(printed)
+    return min(lo, value - half), max(hi, value + half)
+
+
 def _inside(ours: Estimate, lo: float, hi: float) -> str:
     eps = 1e-12 * max(1.0, abs(lo), abs(hi))
     if ours.lo >= lo - eps and ours.hi <= hi + eps:
@@ -211,11 +281,14 @@ class Point(Claim):
     value: float = math.nan
     precision: str = "table"
     points: bool = False
+    #: the paper's number as printed ("0.99", "7"): it is accepted within at least half its
+    #: last digit (None: a value that is not a printed number, e.g. "not impacted" as 1.0)
+    printed: str | None = None
 
     kind = "point"
 
     def band(self) -> tuple[float, float]:
-        return _band(self.value, self.precision, self.points)
+        return _rounded_band(self.value, self.precision, self.points, self.printed)
 
     def expected(self) -> str:
         lo, hi = self.band()
@@ -290,13 +363,18 @@ class Shape(Claim):
     points: bool = False
     op: str | None = None
     limit: float | None = None
+    printed: str | None = None
+    #: how the window of the statistic is placed: one of :data:`WINDOWS`, or "open: ..." (a
+    #: window the paper leaves open, swept in sensitivity rows)
+    window: str = ""
 
     kind = "shape"
 
     def _inner(self) -> Claim:
         if self.value is not None:
             return Point(self.id, self.quote, "", None, value=self.value,
-                         precision=self.precision, points=self.points)  # fmt: skip
+                         precision=self.precision, points=self.points,
+                         printed=self.printed)  # fmt: skip
         if self.op is None or self.limit is None:
             raise ValueError(f"shape claim {self.id!r} needs a value or a bound (op, limit)")
         return Bound(self.id, self.quote, "", None, op=self.op, limit=self.limit)
@@ -361,6 +439,9 @@ class Scored:
             c.kind in ("point", "bound", "ordering", "shape")
             and c.reconstruction is None
             and c.setting is None
+            and c.counted_in is None
+            and c.second_definition is None
+            and not (c.quote.contrast and c.kind != "ordering")
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -383,9 +464,13 @@ class Scored:
             v = getattr(c, f.name)
             if f.name not in common and v is not None and v != "":
                 out[f.name] = v
-        for name in ("reconstruction", "setting", "note"):
+        for name in ("reconstruction", "setting", "note", "counted_in", "second_definition"):
             if getattr(c, name):
                 out[name] = getattr(c, name)
+        if c.evidence:
+            out["evidence"] = list(c.evidence)
+        if c.quote.contrast:
+            out["contrast"] = True
         return out
 
 
@@ -416,16 +501,138 @@ class Verdict:
         }
 
 
-def _group(s: Scored) -> str:
-    if s.claim.kind == "reference":
+def group(s: Scored) -> str:
+    """Which table of the report a scored claim belongs to (and which tally)."""
+    c = s.claim
+    if c.kind == "reference":
         return "reference"
-    if s.claim.setting:
+    if c.setting:
         return "sensitivity"
-    if s.claim.kind == "qualitative":
+    if c.kind == "qualitative":
         return "qualitative"
-    if s.claim.reconstruction:
+    if c.counted_in:
+        return "elsewhere"
+    if c.second_definition or (c.quote.contrast and c.kind != "ordering"):
+        return "second definition"
+    if c.reconstruction:
         return "reconstruction"
     return "paper"
+
+
+_group = group
+
+
+def _base(c: Claim) -> str:
+    """A claim's id without its setting's tag (the sensitivity rows of one claim share it)."""
+    if c.setting and c.id.endswith(f" ({c.setting})"):
+        return c.id[: -len(c.setting) - 3]
+    if c.second_definition and c.id.endswith(")") and " (" in c.id:
+        return c.id.rsplit(" (", 1)[0]  # "ERICA above (delivered)": "ERICA above"
+    return c.id
+
+
+def check_claims(experiment: str, claims: Sequence[Claim]) -> None:
+    """The rules of the module's doc comment on one experiment's claims: raises
+    ``ValueError`` naming the experiment and the claim that breaks one."""
+    ids = [c.id for c in claims]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{experiment}: claim ids are not unique: {ids}")
+    bases = {_base(c) for c in claims if not c.setting and not c.second_definition}
+    swept = {_base(c) for c in claims if c.setting}
+    for c in claims:
+        where = f"{experiment}: claim {c.id!r}"
+        if c.counted_in == experiment:
+            raise ValueError(f"{where}: counted_in names its own experiment")
+        if c.quote.contrast and not any(
+            isinstance(o, Ordering) and o.quote == c.quote and not o.second_definition
+            for o in claims
+        ):
+            raise ValueError(f"{where}: a contrast is scored as one ordering, and there is none")
+        if c.second_definition and not c.quote.contrast and _base(c) not in bases:
+            raise ValueError(
+                f"{where}: a second definition ({c.second_definition}) needs a claim on the "
+                f"paper's definition beside it (id {_base(c)!r})"
+            )
+        if isinstance(c, Shape):
+            w = c.window
+            if w.startswith("open"):
+                if not c.setting and _base(c) not in swept:
+                    raise ValueError(
+                        f"{where}: its window is open ({w}) but no sensitivity row sweeps it"
+                    )
+            elif not any(w.startswith(k) for k in WINDOWS):
+                raise ValueError(
+                    f"{where}: a shape claim must declare its window: one of "
+                    f"{', '.join(WINDOWS)}, or 'open: ...' swept in sensitivity rows "
+                    f"(got {w!r})"
+                )
+        if c.note.strip().lower().startswith(NOT_ESTABLISHED) and c.evidence:
+            raise ValueError(f"{where}: a cause 'not established' cannot list evidence")
+
+
+def resolve(metrics: dict[str, Any], path: str) -> Any:
+    """The value at a dotted key of ``metrics`` ("measured.cobb.max_queue_packets"; a list is
+    indexed by number); ``KeyError`` if there is none."""
+    node: Any = metrics
+    for part in path.split("."):
+        if isinstance(node, list):
+            try:
+                node = node[int(part)]
+            except (ValueError, IndexError) as exc:
+                raise KeyError(path) from exc
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            raise KeyError(path)
+    return node
+
+
+def cause_line(s: Scored, metrics: dict[str, Any] | None = None) -> str:
+    """A failing claim's cause, rendered one way every time: "cause: ... (measured: key =
+    value; ...)" when its evidence names measurements of the report, else "cause not
+    established" (with the candidate, if the claim gives one, marked as not measured)."""
+    c = s.claim
+    note = " ".join(c.note.split())
+    if note.lower().startswith(NOT_ESTABLISHED):
+        rest = note[len(NOT_ESTABLISHED) :].lstrip(" :;,.")
+        return NOT_ESTABLISHED + (f"; {rest}" if rest else "")
+    if c.evidence and metrics is not None:
+        shown = []
+        for key in c.evidence:
+            v = resolve(metrics, key)
+            shown.append(f"`{key}` = {_show(v)}")
+        return f"cause: {note} (measured: {'; '.join(shown)})"
+    if note:
+        return f"{NOT_ESTABLISHED}; a candidate, not measured in this report: {note}"
+    return NOT_ESTABLISHED
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, (int, float)):
+        return _num(float(v))
+    if isinstance(v, dict) and "mean" in v:
+        ci = v.get("ci95")
+        return f"{_num(v['mean'])}" + (f" [{_num(ci[0])}, {_num(ci[1])}]" if ci else "")
+    if isinstance(v, list) and all(isinstance(x, (int, float)) or x is None for x in v):
+        return "[" + ", ".join("n/a" if x is None else _num(float(x)) for x in v) + "]"
+    text = str(v)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def duplicate_counted(
+    claims_by_experiment: dict[str, Iterable[Claim]],
+) -> dict[tuple[str, str], list[str]]:
+    """Paper claims counted in more than one experiment: their key and the experiments."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for e, claims in claims_by_experiment.items():
+        for c in claims:
+            if Scored(c, "").counted:
+                seen.setdefault(c.paper_key(), [])
+                if e not in seen[c.paper_key()]:
+                    seen[c.paper_key()].append(e)
+    return {k: v for k, v in seen.items() if len(v) > 1}
 
 
 def verdict(scored: Iterable[Scored]) -> Verdict:
@@ -437,7 +644,9 @@ def verdict(scored: Iterable[Scored]) -> Verdict:
         g[s.status] = g.get(s.status, 0) + 1
     counted = [s for s in scored if s.counted]
     holding = sum(1 for s in counted if s.status == HOLDS)
-    if not counted:
+    if not counted and any(_group(s) == "elsewhere" for s in scored):
+        v = "counted elsewhere"
+    elif not counted:
         v = "qualitative"
     elif holding == len(counted):
         v = "reproduced"

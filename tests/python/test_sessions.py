@@ -101,6 +101,16 @@ def test_slbn_1a_quick_report(tmp_path):
         assert m["es_reach_avg"] >= m["es_spread_avg"] / 2 - 1e-9
     assert cobb["es_reach_avg"] > slbn["es_reach_avg"]
     assert "SLBN, COBB. Of the 1 pair the paper ranks, 1 agree" in text
+    # Seed 004's own E_s, on the rates assigned at each sample (issue 31), beside the delivered
+    # one: the claims are judged on it, the delivered statistics are a second definition.
+    from xcclab.reproduce.slbn_1a import assigned, claims
+
+    asg, source = assigned(metrics)
+    assert source.startswith("packet engine") and asg is metrics["measured"]
+    assert cobb["es_asg_reach_avg"] > slbn["es_asg_reach_avg"]
+    judged = {c.id: c for c in claims(metrics)}
+    assert judged["SLBN more accurate than COBB"].second_definition is None
+    assert judged["SLBN more accurate than COBB (delivered)"].second_definition
 
 
 def test_a_packet_run_over_its_budget_is_reported_as_such(tmp_path, monkeypatch):

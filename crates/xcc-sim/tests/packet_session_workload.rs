@@ -79,6 +79,15 @@ fn slbn_sessions_match_the_oracle_on_a_small_transit_stub_network() {
     let offered = out.session_samples.f64("ee_in_max");
     let last = offered[offered.len() - 1];
     assert!((-2.0..0.5).contains(&last), "offered E_e at 2 s: {offered:?}");
+    // Seed 004's own E_s and E_e, on the assigned rates: converged SLBN assigns the oracle's
+    // rates (the session driver's are exact), and the assigned load of a bottleneck is its
+    // capacity.
+    let s = &out.session_samples;
+    let (p10, p90) = (s.f64("es_asg_p10"), s.f64("es_asg_p90"));
+    let n = p10.len() - 1;
+    assert!(p10[n].abs() < 0.1 && p90[n].abs() < 0.1, "assigned E_s at 2 s: p10 {} p90 {}", p10[n], p90[n]);
+    let ee = s.f64("ee_asg_max");
+    assert!(ee[n].abs() < 0.1, "assigned E_e at 2 s: {ee:?}");
 }
 
 /// The same network sampled every 50 ms (the reproductions' interval): the slowest sessions

@@ -141,6 +141,16 @@ def averaged(t: np.ndarray, x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarr
     return t[: n * k].reshape(n, k)[:, -1], x[: n * k].reshape(n, k).mean(axis=1)
 
 
+def sliding(t: np.ndarray, x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Means of ``k`` consecutive samples at every alignment (time at the end of each window):
+    the peaks and troughs of :func:`averaged` without the dependence on where its block edges
+    fall (issue 31)."""
+    if len(x) < k:
+        return t[:0], x[:0].astype(float)
+    c = np.concatenate(([0.0], np.cumsum(x, dtype=float)))
+    return t[k - 1 :], (c[k:] - c[:-k]) / k
+
+
 def input_rate(ls: dict[str, np.ndarray]) -> np.ndarray:
     """Rate arriving at a link per sample: transmitted plus queue growth (bit/s).
 

@@ -63,6 +63,7 @@ class Row:
     report: str | None  # relative to the index
     figures: list[str]
     error: str | None
+    tallies: dict[str, dict[str, int]] | None = None
 
 
 @dataclass
@@ -134,7 +135,73 @@ def index_existing(
     note = "`xcc reproduce --index` (over the reports already there)"
     write_text_atomic(out / "index.md", render_markdown(rows, False, note))
     write_text_atomic(out / "index.html", render_html(rows, False, note))
+    readme = out / "README.md"
+    if readme.is_file():
+        text = readme.read_text(encoding="utf-8")
+        write_text_atomic(readme, insert_counts(text, counts_block(rows)))
     return Reproduction(out / "index.md", out / "index.html", rows)
+
+
+COUNTS_BEGIN, COUNTS_END = "<!-- counts:begin (generated) -->", "<!-- counts:end -->"
+
+
+def insert_counts(text: str, block: str) -> str:
+    """``text`` (a README) with the generated counts between the markers (which must be
+    there: a README without them is not one this function may write)."""
+    if COUNTS_BEGIN not in text or COUNTS_END not in text:
+        raise ValueError(f"no {COUNTS_BEGIN} ... {COUNTS_END} markers to put the counts between")
+    head, rest = text.split(COUNTS_BEGIN, 1)
+    return f"{head}{COUNTS_BEGIN}\n{block.rstrip()}\n{COUNTS_END}{rest.split(COUNTS_END, 1)[1]}"
+
+
+_TALLY_LABELS = (
+    ("paper", "counted paper claims"),
+    ("reconstruction", "claims on a reconstruction (counted apart)"),
+    ("second definition", "on a second definition (shown apart, never deciding)"),
+    ("elsewhere", "shown again, counted in another experiment"),
+    ("sensitivity", "sensitivity rows (settings the paper leaves open)"),
+    ("reference", "references (max-min oracle, a protocol's equilibrium; never counted)"),
+    ("qualitative", "qualitative claims (described, not scored)"),
+)
+
+
+def claim_totals(rows: list[Row]) -> dict[str, dict[str, int]]:
+    """Claims per group and status over every judged experiment."""
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        for g, t in (r.tallies or {}).items():
+            acc = out.setdefault(g, {})
+            for status, n in t.items():
+                acc[status] = acc.get(status, 0) + n
+    return out
+
+
+def counts_block(rows: list[Row]) -> str:
+    """The counts the index and the README both show, from the judged reports (never typed)."""
+    counts = verdict_counts(rows).get("all", {})
+    judged = [r for r in rows if r.tallies is not None]
+    verdicts = ", ".join(f"{counts.get(v, 0)} {v}" for v in VERDICT_ORDER)
+    others = sorted(set(counts) - set(VERDICT_ORDER))
+    if others:
+        verdicts += ", " + ", ".join(f"{counts[v]} {v}" for v in others)
+    lines = [
+        f"**{len(rows)} experiments: {verdicts}.**",
+        "",
+        f"Claims over the {len(judged)} judged reports (each paper claim counted once):",
+        "",
+        "| claims | holds | fails | inconclusive | not measured | described | total |",
+        "|:---|---:|---:|---:|---:|---:|---:|",
+    ]
+    totals = claim_totals(rows)
+    for g, label in _TALLY_LABELS:
+        t = totals.get(g, {})
+        cells = [
+            t.get(k, 0) for k in ("holds", "fails", "inconclusive", "not measured", "described")
+        ]
+        lines.append(
+            f"| {label} | " + " | ".join(str(n) for n in cells) + f" | {sum(t.values())} |"
+        )
+    return "\n".join(lines)
 
 
 def _row(out: Path, e: Experiment, error: str | None, quick: bool) -> Row:
@@ -150,7 +217,9 @@ def _row(out: Path, e: Experiment, error: str | None, quick: bool) -> Row:
     if quick or metrics.get("quick"):
         verdict = "not judged (quick run)"
     figures = [f"{e.id}/{f}" for f in metrics.get("figures", [])]
-    return Row(e, e.summary, tally(v.tallies), verdict, f"{e.id}/report.md", figures, None)
+    return Row(
+        e, e.summary, tally(v.tallies), verdict, f"{e.id}/report.md", figures, None, v.tallies
+    )
 
 
 def tally(tallies: dict[str, dict[str, int]]) -> str:
@@ -158,6 +227,8 @@ def tally(tallies: dict[str, dict[str, int]]) -> str:
     names = {
         "paper": "paper claims",
         "reconstruction": "on a reconstruction",
+        "second definition": "on a second definition (not counted)",
+        "elsewhere": "counted in another experiment",
         "sensitivity": "in sensitivity runs",
         "reference": "references (not counted)",
     }
@@ -207,7 +278,9 @@ def render_markdown(rows: list[Row], quick: bool, note: str | None = None) -> st
     lines.append("| experiment | paper's claim | claims (ours) | verdict | figures |")
     lines.append("|:---|:---|:---|:---|:---|")
     lines += ["| " + " | ".join(row) + " |" for row in table]
-    lines += ["", "## Verdicts per paper", "", *_counts_table(rows), "", _footer(rows), ""]
+    lines += ["", "## Verdicts per paper", "", *_counts_table(rows), ""]
+    lines += ["## Counts", "", COUNTS_BEGIN, counts_block(rows), COUNTS_END, ""]
+    lines += [_footer(rows), ""]
     return "\n".join(lines)
 
 

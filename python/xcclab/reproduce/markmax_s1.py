@@ -413,7 +413,7 @@ def _table_where(c: dict) -> str:
         f", delta_2/delta_1 = {cell['delta_ratio']}" if "delta_ratio" in cell else ""
     )
     table = TABLES.get(c["quantity"], "Table")
-    return f"Section IV, {table}, {col}"
+    return f"Section IV-B, {table}, {col}"
 
 
 def _cell_name(c: dict) -> str:

@@ -358,6 +358,7 @@ def claims(metrics: dict) -> list[Claim]:
                 measure="10 ms samples of the flow's rate",
                 ours=r["rise_s"] / r["rtt_s"],
                 unit="RTTs",
+                window="samples: the 10 ms samples, no averaging",
                 definition="time from the flow's start (its SYN) until its rate first reaches "
                 "90 % of its max-min rate, in RTTs of the flow",
                 op="<=",

@@ -38,6 +38,8 @@ def table_points(
     reconstruction: str | None = None,
     ours: Callable[[dict[str, Any]], float | Estimate | None] | None = None,
     note: Callable[[dict[str, Any]], str] | None = None,
+    evidence: Callable[[dict[str, Any]], tuple[str, ...]] | None = None,
+    counted_in: str | None = None,
 ) -> list[Point]:
     """One "table" point claim per comparison of ``metrics`` (a paper's table cell beside
     ours), quoting the cell: ``where(comparison)`` names the table and column; ``note``, the
@@ -58,7 +60,10 @@ def table_points(
                 reconstruction=reconstruction,
                 value=float(c["paper"]),
                 precision="table",
+                printed=c.get("printed", f"{c['paper']:g}"),
                 note=note(c) if note else "",
+                evidence=evidence(c) if evidence else (),
+                counted_in=counted_in,
             )
         )
     return out

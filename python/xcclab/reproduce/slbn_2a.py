@@ -62,21 +62,48 @@ _WHERE = "Section IV, Experiment 2a (Figs 7, 8)"
 def claims(metrics: dict) -> list[Claim]:
     m = metrics["measured"]
     out: list[Claim] = []
-    if "slbn" in m and "bfyz" in m:
+    # Seed 004's E_s is on the *assigned* rates (issue 31): that decides; the delivered rates
+    # of the packet run are shown apart. A packet run from before the engine sampled assigned
+    # rates is judged on the session driver's run beside it.
+    fluid = metrics.get("measured_fluid") or {}
+    if all(p in m and "es_asg_mean_avg" in m[p] for p in ("slbn", "bfyz")):
+        asg = {p: m[p]["es_asg_mean_avg"] for p in ("slbn", "bfyz")}
+        source = "packet engine, rates assigned at each sample"
+    elif all(p in fluid for p in ("slbn", "bfyz")):
+        asg = {p: fluid[p]["es_mean_avg"] for p in ("slbn", "bfyz")}
+        source = "session driver beside the packet run, rates assigned at each sample"
+    else:
+        asg = None
+    conservative = quote("004", _WHERE, "However, SLBN is a bit more conservative than BFYZ.")
+    if asg is not None:
         out.append(
             Ordering(
                 id="SLBN more conservative than BFYZ",
-                quote=quote("004", _WHERE, "However, SLBN is a bit more conservative than BFYZ."),
-                measure="mean E_s (signed) over sessions and samples: BFYZ's minus SLBN's, points",
-                ours=m["bfyz"]["es_mean_avg"] - m["slbn"]["es_mean_avg"],
+                quote=conservative,
+                measure="mean E_s (signed) over sessions and samples: BFYZ's minus SLBN's, "
+                f"points; {source}",
+                ours=asg["bfyz"] - asg["slbn"],
                 unit="points",
                 reconstruction="BFYZ",
                 first="BFYZ",
                 second="SLBN",
-                note="cause not established: mean E_s is "
-                f"{m['bfyz']['es_mean_avg']:.2f} % for our BFYZ and {m['slbn']['es_mean_avg']:.2f} "
-                "% for SLBN; our BFYZ is a reconstruction run with closed-loop RM cells "
-                "(set-up), which may make it more cautious than the paper's",
+                note="cause not established: our BFYZ is a reconstruction run with closed-loop "
+                "RM cells (set-up), which may make it more cautious than the paper's",
+            )
+        )
+    if asg is not None and "slbn" in m and "bfyz" in m:
+        out.append(
+            Ordering(
+                id="SLBN more conservative than BFYZ (delivered)",
+                quote=conservative,
+                measure="mean E_s (signed) over sessions and samples: BFYZ's minus SLBN's, "
+                "points; delivered rates",
+                ours=m["bfyz"]["es_mean_avg"] - m["slbn"]["es_mean_avg"],
+                unit="points",
+                reconstruction="BFYZ",
+                second_definition="delivered rates, not the assigned ones",
+                first="BFYZ",
+                second="SLBN",
             )
         )
     obs = ", ".join(

@@ -266,6 +266,32 @@ def _offered(r: S.SessionResult, s: Any) -> dict[str, float]:
     }
 
 
+def _assigned(r: S.SessionResult, s: Any) -> dict[str, float]:
+    """E_s and E_e as seed 004 defines them, on the rates *assigned* at each sample: the
+    session driver's own columns; the packet engine's ``es_asg_*`` / ``ee_asg_*`` (runs saved
+    before those columns existed have none: absent here, never guessed)."""
+    if r.stats.get("engine") == "packets":
+        if "es_asg_p90" not in s.columns:
+            return {}
+        es = ("es_asg_mean", "es_asg_p10", "es_asg_p90")
+        ee = ("ee_asg_mean", "ee_asg_p90", "ee_asg_max")
+    else:
+        es, ee = ("es_mean", "es_p10", "es_p90"), ("ee_mean", "ee_p90", "ee_max")
+    mean, p10, p90 = (s[c].to_numpy().astype(float) for c in es)
+    ee_mean, ee_p90, ee_max = (s[c].to_numpy().astype(float) for c in ee)
+    return {
+        "es_asg_mean_avg": _nanmean(mean),
+        "es_asg_p10_avg": _nanmean(p10),
+        "es_asg_p90_avg": _nanmean(p90),
+        "es_asg_reach_avg": _nanmean(np.maximum(np.abs(p10), np.abs(p90))),
+        "es_asg_p10_min": _nanmin(p10),
+        "es_asg_p90_max": _nanmax(p90),
+        "ee_asg_mean_avg": _nanmean(ee_mean),
+        "ee_asg_p90_max": _nanmax(ee_p90),
+        "ee_asg_max_max": _nanmax(ee_max),
+    }
+
+
 def _measure(setup: Setup, r: S.SessionResult) -> dict[str, Any]:
     s = _window(r, setup.plot_from_s)
     es_mean = s["es_mean"].to_numpy()
@@ -287,6 +313,7 @@ def _measure(setup: Setup, r: S.SessionResult) -> dict[str, Any]:
         "ee_p90_max": _nanmax(s["ee_p90"].to_numpy()),
         "ee_max_max": _nanmax(s["ee_max"].to_numpy()),
         **_offered(r, s),
+        **_assigned(r, s),
         "max_queue_packets": _nanmax(s["max_queue_bits"].to_numpy()) / (8 * PACKET_BYTES),
         "max_queue_delay_s": _nanmax(s["max_queue_delay_s"].to_numpy()),
         # The last sample with rated sessions (finite sessions may all have completed).

@@ -14,17 +14,26 @@ from pathlib import Path
 from typing import Any
 
 from .._fsutil import write_text_atomic
-from ..claims import Qualitative, Scored, Verdict, score, verdict
+from ..claims import Qualitative, Scored, Verdict, cause_line, check_claims, score, verdict
+from ..claims import group as claim_group
 from .experiment import Experiment
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 
 
 def judge(e: Experiment, metrics: dict[str, Any]) -> tuple[list[Scored], Verdict]:
-    scored = [score(c) for c in e.claims(metrics)]
-    ids = [s.claim.id for s in scored]
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"{e.id}: claim ids are not unique: {ids}")
+    """Score ``e``'s claims on ``metrics`` after checking the rules (:func:`check_claims`) and
+    that every cause's evidence is in ``metrics``."""
+    claims = e.claims(metrics)
+    check_claims(e.id, claims)
+    scored = [score(c) for c in claims]
+    for s in scored:
+        try:
+            cause_line(s, metrics)
+        except KeyError as exc:
+            raise ValueError(
+                f"{e.id}: claim {s.claim.id!r}: its evidence {exc.args[0]!r} is not in metrics.json"
+            ) from None
     return scored, verdict(scored)
 
 
@@ -40,7 +49,8 @@ def judge_directory(e: Experiment, out_dir: Path) -> Verdict:
     if report.is_file():
         text = report.read_text(encoding="utf-8")
         quick = bool(metrics.get("quick"))
-        write_text_atomic(report, insert_section(text, claim_section(scored, v, quick)))
+        section = claim_section(scored, v, quick, metrics)
+        write_text_atomic(report, insert_section(text, section))
     return v
 
 
@@ -78,18 +88,20 @@ def _base_id(c) -> str:
     return c.id[: -len(tag)] if c.setting and c.id.endswith(tag) else c.id
 
 
-def _claim_table(rows: list[Scored]) -> list[str]:
-    lines = [
-        "| claim | type | the paper | measured as | expected | ours | verdict |",
-        "|:---|:---|:---|:---|:---|:---|:---|",
-    ]
+def _claim_table(rows: list[Scored], extra=None) -> list[str]:
+    head = "| claim | type | the paper | measured as | expected | ours | verdict |"
+    rule = "|:---|:---|:---|:---|:---|:---|:---|"
+    if extra:
+        head, rule = head + " why apart |", rule + ":---|"
+    lines = [head, rule]
     for s in rows:
         c = s.claim
         rec = f" (on {c.reconstruction})" if c.reconstruction else ""
+        window = f"; window: {c.window}" if getattr(c, "window", "") else ""
         lines.append(
             f'| {_cell(c.id)} | {c.kind} | "{_cell(c.quote.text)}" ({_cell(c.quote.where)}) '
-            f"| {_cell(c.measure)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
-            f"**{s.status}**{rec} |"
+            f"| {_cell(c.measure + window)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
+            f"**{s.status}**{rec} |" + (f" {_cell(extra(c))} |" if extra else "")
         )
     return lines
 
@@ -122,7 +134,9 @@ def _sensitivity_table(rows: list[Scored]) -> list[str]:
     return lines
 
 
-def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
+def claim_section(
+    scored: list[Scored], v: Verdict, quick: bool = False, metrics: dict[str, Any] | None = None
+) -> str:
     """The report's claims section: the verdict, one table per group of claims (the paper's,
     those on a reconstruction, the sensitivity runs, the qualitative ones, the references) and
     the cause of each failure."""
@@ -138,17 +152,14 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
         "",
         "Claims typed and scored by `xcclab.claims` under the tolerance policy and verdict rule of "
         "[docs/reproduction/verdicts.md](../verdicts.md): references, qualitative claims, "
-        "claims on a reconstruction and sensitivity runs are shown apart and not counted.",
+        "claims on a reconstruction, sensitivity runs, measures on a second definition and "
+        "claims counted in another experiment are shown apart and not counted.",
         "",
     ]
     paper = [s for s in scored if s.counted]
-    recon = [
-        s
-        for s in scored
-        if s.claim.reconstruction
-        and s.claim.kind not in ("reference", "qualitative")
-        and not s.claim.setting
-    ]
+    recon = [s for s in scored if claim_group(s) == "reconstruction"]
+    second = [s for s in scored if claim_group(s) == "second definition"]
+    elsewhere = [s for s in scored if claim_group(s) == "elsewhere"]
     sens = [s for s in scored if s.claim.setting and s.claim.kind != "qualitative"]
     qual = [s for s in scored if s.claim.kind == "qualitative"]
     refs = [s for s in scored if s.claim.kind == "reference"]
@@ -157,11 +168,39 @@ def claim_section(scored: list[Scored], v: Verdict, quick: bool = False) -> str:
     if recon:
         lines += ["### Claims on a reconstructed algorithm (counted apart)", ""]
         lines += [*_claim_table(recon), ""]
-    causes = [s for s in paper + recon if s.status in ("fails", "inconclusive") and s.claim.note]
+    causes = [s for s in paper + recon if s.status not in ("holds", "described")]
     if causes:
         lines += ["Why they fail:", ""]
-        lines += [f"- **{_cell(s.claim.id)}** ({s.status}): {s.claim.note}" for s in causes]
+        lines += [
+            f"- **{_cell(s.claim.id)}** ({s.status}): {_cell(cause_line(s, metrics))}"
+            for s in causes
+        ]
         lines.append("")
+    if second:
+        lines += [
+            "### On a second definition (not the paper's; shown apart, never deciding)",
+            "",
+            *_claim_table(
+                second,
+                extra=lambda c: (
+                    c.second_definition
+                    or "one side of a contrast the paper states (scored as one ordering above)"
+                ),
+            ),
+            "",
+        ]
+    if elsewhere:
+        lines += [
+            "### Also shown here, counted in another experiment (each paper claim is counted once)",
+            "",
+            *_claim_table(
+                elsewhere,
+                extra=lambda c: (
+                    f"counted in [{c.counted_in}](../{c.counted_in}/report.md#{CLAIMS_ANCHOR})"
+                ),
+            ),
+            "",
+        ]
     if sens:
         lines += [
             "### Sensitivity: settings the paper leaves open (not counted)",

@@ -19,6 +19,11 @@
 //!   exceeds `C` where the sessions crossing it are sent faster than it drains (the excess is
 //!   what builds its queue): the overshoot the session driver computes from assigned rates,
 //!   here after the upstream queues have shaped the data.
+//! - **Assigned E_s and E_e** (`es_asg_*`, `ee_asg_*`): seed 004's own definitions, on the
+//!   rates the protocol *assigns* at the sample (Section IV: "λs(t) the rate assigned to
+//!   session s at time t"; E_e of "the rates assigned to the sessions that cross a link"), over
+//!   every present session with a rate, as the session driver computes them. The delivered
+//!   E_s above is a second definition (what the data achieved), shown apart.
 //! - **Maximum queue** of any link since the previous sample (bytes, and in seconds of
 //!   transmission), the `max_queue_bytes` of the links table kept whole-run.
 //!
@@ -141,6 +146,23 @@ impl Simulation {
         let secs = s.window.as_secs_f64();
         let last_sample = now + s.interval > self.end;
         let mut es = Vec::with_capacity(present.len());
+        // Seed 004's own definitions, on the rates *assigned* at the sample (as the session
+        // driver computes them): E_s over every present session with a rate, E_e of the sum
+        // of the assigned rates crossing each bottleneck.
+        let mut es_asg = Vec::with_capacity(present.len());
+        let mut load = vec![0.0f64; self.links.len()];
+        for (i, &f) in present.iter().enumerate() {
+            let rec = &self.flows[f as usize];
+            let spec = rec.session.expect("session flow");
+            let Some(r) = self.groups[spec.group as usize].rate(spec.local) else { continue };
+            let exact = alloc.rate[i];
+            if exact > 0.0 && exact.is_finite() {
+                es_asg.push((r - exact) / exact * 100.0);
+            }
+            for k in 0..rec.fwd.len {
+                load[self.routes.hop(rec.fwd, k) as usize] += r;
+            }
+        }
         for (i, &f) in present.iter().enumerate() {
             let rec = &self.flows[f as usize];
             let spec = rec.session.expect("session flow");
@@ -176,7 +198,7 @@ impl Simulation {
                 is_bottleneck[*l as usize] = true;
             }
         }
-        let (mut ee, mut ee_in, mut qmax, mut dmax) = (Vec::new(), Vec::new(), 0u64, 0.0f64);
+        let (mut ee, mut ee_in, mut ee_asg, mut qmax, mut dmax) = (Vec::new(), Vec::new(), Vec::new(), 0u64, 0.0f64);
         for (l, link) in self.links.iter_mut().enumerate() {
             link.advance(now, &mut self.arena[..]);
             let cap = link.rate_bps as f64;
@@ -185,6 +207,7 @@ impl Simulation {
                 ee.push((sent - cap) / cap * 100.0);
                 let arrived = (link.stats.bytes_in - s.arrived_then[l]) as f64 * 8.0 / secs;
                 ee_in.push((arrived - cap) / cap * 100.0);
+                ee_asg.push((load[l] - cap) / cap * 100.0);
             }
             // The largest queue of this period; the link's own maximum restarts from now.
             let m = link.stats.max_queue_bytes;
@@ -204,6 +227,11 @@ impl Simulation {
         let (m, p10, p90) = mean_p10_p90(&mut ee_in);
         let ee_in_max = ee_in.last().copied().unwrap_or(f64::NAN);
         t.f64("ee_in_mean", m).f64("ee_in_p10", p10).f64("ee_in_p90", p90).f64("ee_in_max", ee_in_max);
+        let (m, p10, p90) = mean_p10_p90(&mut es_asg);
+        t.f64("es_asg_mean", m).f64("es_asg_p10", p10).f64("es_asg_p90", p90);
+        let (m, p10, p90) = mean_p10_p90(&mut ee_asg);
+        let ee_asg_max = ee_asg.last().copied().unwrap_or(f64::NAN);
+        t.f64("ee_asg_mean", m).f64("ee_asg_p10", p10).f64("ee_asg_p90", p90).f64("ee_asg_max", ee_asg_max);
         t.i64("max_queue_bytes", qmax as i64).f64("max_queue_delay_s", dmax);
         self.sampler = Some(s);
     }
