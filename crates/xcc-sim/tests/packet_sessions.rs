@@ -336,7 +336,7 @@ fn bad_session_flows_name_the_field() {
     assert!(m.contains("needs a protocol") && m.contains("bfyz"), "{m}");
     let (path, m) = err(p, "protocol = \"xcp\"");
     assert_eq!(path, "flow[0].protocol.kind");
-    assert!(m.contains("known: slbn, bfyz, erica, cobb, rcp, piqi_rcp"), "{m}");
+    assert!(m.contains("known: rcp, piqi-rcp, slbn, erica, bfyz, cobb"), "{m}");
     let (path, m) = err(p, "protocol = { kind = \"slbn\", join_lowers = true }");
     assert!(path.starts_with("flow[0].protocol") && m.contains("join_lowers"), "{path}: {m}");
     let (path, _) = err(p, "protocol = { kind = \"bfyz\", closed_loop = 3 }");
