@@ -32,7 +32,7 @@ pub fn transport_config(t: &model::Transport) -> TransportConfig {
 
 /// The sender's controller of a flow.
 pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
-    cc.controller(t)
+    cc.controller(&t.host_context())
 }
 
 /// The receiver's echoer of a flow; `two_way_delay` is the path's round-trip propagation delay.

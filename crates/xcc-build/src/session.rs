@@ -9,8 +9,7 @@ use xcc_core::session::data_share::DataShare;
 use xcc_core::session::SessionProtocol;
 use xcc_core::wire::session::SessionWire;
 
-use crate::scenario::resolve::{typed, Resolver};
-use crate::scenario::ScenarioError;
+use crate::scenario::error::{typed, ScenarioError};
 
 /// What a driver does with a session protocol's type: [`Protocol::visit`] calls it with the
 /// protocol's xcc-core type and its parameters, so a driver builds its generic state without a
@@ -72,26 +71,28 @@ xcc_core::for_each_algorithm!(session_registry);
 
 impl Protocol {
     /// `protocol = "slbn"` (defaults) or `protocol = { kind = "slbn", ... }` at `path`.
-    pub(crate) fn resolve(r: &Resolver, path: &str, v: Option<Value>) -> Result<Protocol, ScenarioError> {
+    pub(crate) fn resolve(source: &str, path: &str, v: Option<Value>) -> Result<Protocol, ScenarioError> {
+        let err =
+            |path: &str, message: String| ScenarioError { source: source.to_string(), path: path.to_string(), message };
         let known = || Protocol::NAMES.join(", ");
         let (mut kind, mut table) = match v {
-            None => return Err(r.err(path, format!("a session flow needs a protocol (one of {})", known()))),
+            None => return Err(err(path, format!("a session flow needs a protocol (one of {})", known()))),
             Some(Value::String(s)) => (s, serde_json::Map::new()),
             Some(Value::Object(mut o)) => match o.remove("kind") {
                 Some(Value::String(k)) => (k, o),
-                _ => return Err(r.err(&format!("{path}.kind"), format!("expected one of {}", known()))),
+                _ => return Err(err(&format!("{path}.kind"), format!("expected one of {}", known()))),
             },
             Some(other) => {
-                return Err(r.err(path, format!("expected a protocol name or a table with kind = ..., found {other}")))
+                return Err(err(path, format!("expected a protocol name or a table with kind = ..., found {other}")))
             }
         };
         if let Some((old, new)) = DEPRECATED.iter().find(|(old, _)| *old == kind) {
-            eprintln!("xcc: warning: {}: {path}: '{old}' is deprecated, write '{new}'", r.source);
+            eprintln!("xcc: warning: {}: {path}: '{old}' is deprecated, write '{new}'", source);
             kind = new.to_string();
         }
         let params = Value::Object(std::mem::take(&mut table));
-        Protocol::typed(&kind, params, path, r.source).unwrap_or_else(|| {
-            Err(r.err(&format!("{path}.kind"), format!("unknown session protocol '{kind}' (known: {})", known())))
+        Protocol::typed(&kind, params, path, source).unwrap_or_else(|| {
+            Err(err(&format!("{path}.kind"), format!("unknown session protocol '{kind}' (known: {})", known())))
         })
     }
 }

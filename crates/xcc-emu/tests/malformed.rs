@@ -9,9 +9,9 @@ use xcc_core::algorithms::maxnet::{MaxNetRouter, MaxNetRouterConfig};
 use xcc_core::link::AnyLinkAlgorithm;
 use xcc_core::wire::{CongestionHeader, Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
-use xcc_emu::carrier::Carriers;
-use xcc_emu::fabric::{Fabric, Port};
-use xcc_emu::link::EmuLink;
+use xcc_emu::router::carrier::Carriers;
+use xcc_emu::router::fabric::{Fabric, Port};
+use xcc_emu::router::link::EmuLink;
 
 const A: [u8; 4] = [10, 0, 0, 1];
 const B: [u8; 4] = [10, 0, 0, 2];
@@ -39,7 +39,7 @@ fn through(f: &mut Fabric, packets: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for (i, p) in packets.iter().enumerate() {
         let slot = f.alloc();
-        let n = p.len().min(xcc_emu::fabric::BUF_LEN);
+        let n = p.len().min(xcc_emu::router::fabric::BUF_LEN);
         f.buf_mut(slot)[..n].copy_from_slice(&p[..n]);
         f.ingress(Time(i as u64 * 1000), 0, slot, n);
     }
@@ -60,7 +60,7 @@ fn accounted(f: &Fabric) {
 }
 
 fn checksum(data: &[u8]) -> u16 {
-    xcc_emu::checksum::checksum(data)
+    xcc_emu::router::checksum::checksum(data)
 }
 
 /// An IPv4/UDP datagram from a to b with a correct UDP checksum.
@@ -119,11 +119,11 @@ fn maxnet_payload(price: u32, payload: usize) -> Vec<u8> {
         cc: CongestionHeader::MaxNet(MaxNetHeader { echo: 0, price }),
     };
     let mut buf = Vec::new();
-    xcc_emu::udp_transport::encode_payload(&pkt, &mut buf).unwrap();
+    xcc_emu::hosts::udp_transport::encode_payload(&pkt, &mut buf).unwrap();
     buf
 }
 
-const XCC: u16 = xcc_emu::carrier::XCC_UDP_PORT;
+const XCC: u16 = xcc_emu::router::carrier::XCC_UDP_PORT;
 
 #[test]
 fn malformed_packets_are_counted_and_dropped_or_forwarded_untouched() {
@@ -302,7 +302,7 @@ proptest! {
             prop_assert_eq!(seg.emit(ecn, &mut out), Ok(n));
         }
         let _ = xcc_core::wire::datagram::parse(&bytes);
-        let _ = xcc_emu::ipv4::Ipv4::parse(&bytes);
+        let _ = xcc_emu::router::ipv4::Ipv4::parse(&bytes);
     }
 
     /// The UDP payload header (shim, then segment) with bytes overwritten and cut at random:

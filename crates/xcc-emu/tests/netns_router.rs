@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
-use xcc_emu::apps;
-use xcc_emu::netns::{self, Topology};
-use xcc_emu::plan::Plan;
-use xcc_emu::router::Router;
-use xcc_emu::sys;
+use xcc_emu::hosts::apps;
+use xcc_emu::os::netns::{self, Topology};
+use xcc_emu::os::sys;
+use xcc_emu::router::event_loop::Router;
+use xcc_emu::run::plan::Plan;
 
 const RATE_BPS: f64 = 20e6;
 
@@ -54,7 +54,12 @@ fn with_router<T>(plan: Plan, body: impl FnOnce(&Plan) -> T) -> (T, Router, Vec<
     let shell = Plan {
         host_nodes,
         hosts,
-        fabric: xcc_emu::fabric::Fabric::new(vec![], vec![], vec![], xcc_emu::carrier::Carriers::standard()),
+        fabric: xcc_emu::router::fabric::Fabric::new(
+            vec![],
+            vec![],
+            vec![],
+            xcc_emu::router::carrier::Carriers::standard(),
+        ),
     };
     let att = shell.attachments();
     let stop = Arc::new(AtomicBool::new(false));

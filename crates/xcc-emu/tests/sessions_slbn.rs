@@ -5,7 +5,8 @@
 //! link timers. Needs root and namespaces (skipped otherwise, saying so).
 
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
-use xcc_emu::{netns, runner};
+use xcc_emu::os::netns;
+use xcc_emu::run::runner;
 
 /// s1 -> d1 crosses r1-r2 (40 Mbit/s) and r2-r3 (12 Mbit/s); s2 -> d2 only r1-r2. Max-min:
 /// 12 and 28 Mbit/s; each session sends 99 % of its rate as data (1 % is the control budget).

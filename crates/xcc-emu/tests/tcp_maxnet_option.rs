@@ -9,10 +9,10 @@ use xcc_core::algorithms::maxnet::{MaxNetRouter, MaxNetRouterConfig};
 use xcc_core::link::AnyLinkAlgorithm;
 use xcc_core::wire::HeaderBody;
 use xcc_core::Time;
-use xcc_emu::carrier::{Carrier, Carriers, Found, TcpMaxNetOption};
-use xcc_emu::fabric::{Fabric, Port};
-use xcc_emu::ipv4::Ipv4;
-use xcc_emu::link::EmuLink;
+use xcc_emu::router::carrier::{Carrier, Carriers, Found, TcpMaxNetOption};
+use xcc_emu::router::fabric::{Fabric, Port};
+use xcc_emu::router::ipv4::Ipv4;
+use xcc_emu::router::link::EmuLink;
 
 const A: [u8; 4] = [10, 0, 0, 1];
 const B: [u8; 4] = [10, 0, 0, 2];
@@ -33,7 +33,7 @@ fn segment(price: u32, payload: usize) -> Vec<u8> {
     p[9] = 6;
     p[12..16].copy_from_slice(&A);
     p[16..20].copy_from_slice(&B);
-    let ip_check = xcc_emu::checksum::checksum(&p[..20]);
+    let ip_check = xcc_emu::router::checksum::checksum(&p[..20]);
     p[10..12].copy_from_slice(&ip_check.to_be_bytes());
     p[32] = (((20 + opts.len()) / 4) as u8) << 4;
     p[33] = 0x18;

@@ -5,9 +5,11 @@ use xcc_core::algorithms::maxnet::MaxNetHeader;
 use xcc_core::analysis::{max_min_fair, MaxMinProblem};
 use xcc_core::wire::{CongestionHeader, Ecn, SackBlock, Segment, SegmentKind, MAX_SACK_BLOCKS};
 use xcc_core::{FlowId, Packet, Time};
-use xcc_emu::carrier::{Carrier, Found, UdpShim};
-use xcc_emu::ipv4::Ipv4;
-use xcc_emu::{netns, runner, udp_transport};
+use xcc_emu::hosts::udp_transport;
+use xcc_emu::os::netns;
+use xcc_emu::router::carrier::{Carrier, Found, UdpShim};
+use xcc_emu::router::ipv4::Ipv4;
+use xcc_emu::run::runner;
 
 /// A MaxNet data packet of flow 3, node 0 -> node 1, as the simulator captures it.
 fn vector_packet(price: u32) -> Packet {

@@ -8,10 +8,12 @@ use xcc_core::analysis::{max_min_fair, MaxMinProblem};
 use xcc_core::link::{AnyLinkAlgorithm, LinkAlgorithm, QueueView};
 use xcc_core::wire::{CongestionHeader, Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
-use xcc_emu::carrier::Carriers;
-use xcc_emu::fabric::{Fabric, Port};
-use xcc_emu::link::EmuLink;
-use xcc_emu::{netns, runner, udp_transport};
+use xcc_emu::hosts::udp_transport;
+use xcc_emu::os::netns;
+use xcc_emu::router::carrier::Carriers;
+use xcc_emu::router::fabric::{Fabric, Port};
+use xcc_emu::router::link::EmuLink;
+use xcc_emu::run::runner;
 
 /// An RCP data packet of flow 3, node 0 -> node 1, with no request yet (rate +infinity) and a
 /// 20 ms RTT, as the simulator's capture encodes it.
@@ -80,7 +82,7 @@ fn udp_checksum(b: &[u8]) -> u16 {
     let mut udp = b[20..].to_vec();
     udp[6..8].copy_from_slice(&[0, 0]);
     pseudo.extend_from_slice(&udp);
-    match xcc_emu::checksum::checksum(&pseudo) {
+    match xcc_emu::router::checksum::checksum(&pseudo) {
         0 => 0xFFFF,
         c => c,
     }

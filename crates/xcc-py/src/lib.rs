@@ -342,7 +342,7 @@ type HeaderRow = (u8, &'static str, usize, Vec<FieldRow>);
 #[cfg(target_os = "linux")]
 #[pyfunction]
 fn emu_main(py: Python<'_>, args: Vec<String>) -> i32 {
-    py.allow_threads(|| xcc_emu::cli::main(&args))
+    py.allow_threads(|| xcc_emu::run::cli::main(&args))
 }
 
 #[pymodule]

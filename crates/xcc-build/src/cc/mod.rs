@@ -12,31 +12,17 @@ use xcc_core::wire::CongestionHeader;
 use xcc_core::Dur;
 
 use crate::queue::without_kind;
-use crate::scenario::model::Transport;
-use crate::scenario::resolve::{typed, Resolver};
-use crate::scenario::ScenarioError;
+use crate::scenario::error::{typed, ScenarioError};
 
 pub use xcc_core::algorithms::newreno::NewRenoParams;
 
 /// Resolves the entry of sender `P` at `path` (see the queue module's twin).
-fn resolve_entry<P: HostParams>(res: &Resolver, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
-    let spec = v.map(|v| typed::<P::Spec>(without_kind(v), path, res.source)).transpose()?;
+fn resolve_entry<P: HostParams>(source: &str, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
+    let spec = v.map(|v| typed::<P::Spec>(without_kind(v), path, source)).transpose()?;
     P::resolve(spec).map_err(|e| {
         let at = if e.field.is_empty() { path.to_string() } else { format!("{path}.{}", e.field) };
-        res.err(&at, e.message)
+        ScenarioError { source: source.to_string(), path: at, message: e.message }
     })
-}
-
-impl Transport {
-    /// What a sender's construction needs of the transport.
-    pub fn host_context(&self) -> HostContext {
-        HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes }
-    }
-}
-
-/// Bytes of a full data packet on the wire: payload, headers and the protocol's shim.
-pub fn full_packet_bytes(t: &Transport, shim: CongestionHeader) -> u32 {
-    t.host_context().full_packet_bytes(shim)
 }
 
 macro_rules! cc_registry {
@@ -65,10 +51,9 @@ macro_rules! cc_registry {
             /// default parameters, in registry order (what the max-min references of a run
             /// deduct from the wire rate).
             pub fn default_shim_bytes() -> Vec<usize> {
-                let res = Resolver::detached("registry");
                 Self::NAMES
                     .iter()
-                    .map(|name| match Cc::resolve(name, &res, "cc", None) {
+                    .map(|name| match Cc::resolve(name, "registry", "cc", None) {
                         Some(Ok(cc)) => cc.shim().wire_len(),
                         _ => unreachable!("every cc resolves by its bare name (tested)"),
                     })
@@ -84,22 +69,22 @@ macro_rules! cc_registry {
             /// Resolves the entry of algorithm `name`; `None` if no algorithm has that name.
             pub fn resolve(
                 name: &str,
-                res: &Resolver,
+                source: &str,
                 path: &str,
                 v: Option<&Value>,
             ) -> Option<Result<Cc, ScenarioError>> {
                 match name {
                     $( $( xcc_core::second!($HV, $name) => {
-                        Some(resolve_entry::<xcc_core::algorithms::$m::$HP>(res, path, v).map(Cc::$HV))
+                        Some(resolve_entry::<xcc_core::algorithms::$m::$HP>(source, path, v).map(Cc::$HV))
                     } )? )*
                     _ => None,
                 }
             }
 
             /// The sender's controller for a flow with transport `t`.
-            pub fn controller(&self, t: &Transport) -> AnyController {
+            pub fn controller(&self, t: &HostContext) -> AnyController {
                 match self {
-                    $( $( Cc::$HV(p) => p.controller(&t.host_context()), )? )*
+                    $( $( Cc::$HV(p) => p.controller(t), )? )*
                 }
             }
 
@@ -151,19 +136,19 @@ mod tests {
 
     #[test]
     fn every_registered_name_resolves_by_its_bare_name() {
-        let res = Resolver::for_tests();
+        let res = "test";
         for name in Cc::NAMES {
-            let cc = Cc::resolve(name, &res, "cc", None).expect("registered").unwrap();
+            let cc = Cc::resolve(name, res, "cc", None).expect("registered").unwrap();
             assert_eq!(cc.name(), *name);
         }
-        assert!(Cc::resolve("nope", &res, "cc", None).is_none());
+        assert!(Cc::resolve("nope", res, "cc", None).is_none());
     }
 
     #[test]
     fn tags_are_what_run_json_records() {
-        let res = Resolver::for_tests();
+        let res = "test";
         for (name, tag) in Cc::NAMES.iter().zip(Cc::TAGS) {
-            let cc = Cc::resolve(name, &res, "cc", None).unwrap().unwrap();
+            let cc = Cc::resolve(name, res, "cc", None).unwrap().unwrap();
             assert_eq!(serde_json::to_value(cc).unwrap()["kind"], *tag);
         }
     }

@@ -12,8 +12,7 @@ use xcc_core::link::AnyLinkAlgorithm;
 use xcc_core::params::LinkParams;
 use xcc_core::rng::Pcg64Mcg;
 
-use crate::scenario::resolve::{typed, Resolver};
-use crate::scenario::ScenarioError;
+use crate::scenario::error::{typed, ScenarioError};
 
 pub use xcc_core::algorithms::droptail::DropTailParams;
 pub use xcc_core::algorithms::markmax::{MarkMaxLetter, MarkMaxParams};
@@ -32,11 +31,11 @@ pub(crate) fn without_kind(v: &Value) -> Value {
 /// Resolves the entry of link algorithm `P` at `path`: `v` is the table as written, `None` for
 /// the bare name. The algorithm's own checks name a field inside the entry; this adds the file
 /// and the entry's path.
-fn resolve_entry<P: LinkParams>(res: &Resolver, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
-    let spec = v.map(|v| typed::<P::Spec>(without_kind(v), path, res.source)).transpose()?;
+fn resolve_entry<P: LinkParams>(source: &str, path: &str, v: Option<&Value>) -> Result<P, ScenarioError> {
+    let spec = v.map(|v| typed::<P::Spec>(without_kind(v), path, source)).transpose()?;
     P::resolve(spec).map_err(|e| {
         let at = if e.field.is_empty() { path.to_string() } else { format!("{path}.{}", e.field) };
-        res.err(&at, e.message)
+        ScenarioError { source: source.to_string(), path: at, message: e.message }
     })
 }
 
@@ -74,13 +73,13 @@ macro_rules! queue_registry {
             /// Resolves the entry of algorithm `name`; `None` if no algorithm has that name.
             pub fn resolve(
                 name: &str,
-                res: &Resolver,
+                source: &str,
                 path: &str,
                 v: Option<&Value>,
             ) -> Option<Result<Queue, ScenarioError>> {
                 match name {
                     $( $( xcc_core::second!($LV, $name) => {
-                        Some(resolve_entry::<xcc_core::algorithms::$m::$LP>(res, path, v).map(Queue::$LV))
+                        Some(resolve_entry::<xcc_core::algorithms::$m::$LP>(source, path, v).map(Queue::$LV))
                     } )? )*
                     _ => None,
                 }
@@ -115,22 +114,22 @@ mod tests {
 
     #[test]
     fn every_registered_name_resolves_or_asks_for_its_parameters() {
-        let res = Resolver::for_tests();
+        let res = "test";
         for name in Queue::NAMES {
-            match Queue::resolve(name, &res, "q", None).expect("registered") {
+            match Queue::resolve(name, res, "q", None).expect("registered") {
                 Ok(q) => assert_eq!(q.name(), *name),
                 Err(e) => assert!(e.message.contains(name), "{e}"),
             }
         }
-        assert!(Queue::resolve("nope", &res, "q", None).is_none());
+        assert!(Queue::resolve("nope", res, "q", None).is_none());
     }
 
     #[test]
     fn tags_are_what_run_json_records() {
-        let res = Resolver::for_tests();
+        let res = "test";
         for (name, tag) in Queue::NAMES.iter().zip(Queue::TAGS) {
             // Algorithms that need parameters (RED) have no bare form to serialise.
-            if let Ok(q) = Queue::resolve(name, &res, "q", None).unwrap() {
+            if let Ok(q) = Queue::resolve(name, res, "q", None).unwrap() {
                 assert_eq!(serde_json::to_value(q).unwrap()["kind"], *tag);
             }
         }
@@ -139,11 +138,11 @@ mod tests {
     /// The named target parameter is a number of the resolved entry, in (0, 1].
     #[test]
     fn target_utilisation_names_a_resolved_fraction() {
-        let res = Resolver::for_tests();
+        let res = "test";
         let mut with_target = Vec::new();
         for (name, target) in Queue::NAMES.iter().zip(Queue::TARGET_UTILISATION) {
             let Some(param) = target else { continue };
-            let q = Queue::resolve(name, &res, "q", None).unwrap().unwrap();
+            let q = Queue::resolve(name, res, "q", None).unwrap().unwrap();
             let v = serde_json::to_value(q).unwrap()[param].as_f64().expect("a number");
             assert!(v > 0.0 && v <= 1.0, "{name}.{param} = {v}");
             with_target.push(*name);

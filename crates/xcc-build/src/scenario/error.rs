@@ -2,6 +2,9 @@
 
 use core::fmt;
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 /// A bad scenario: `source: path: message`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScenarioError {
@@ -24,3 +27,18 @@ impl fmt::Display for ScenarioError {
 }
 
 impl std::error::Error for ScenarioError {}
+
+/// Deserialises `value` into `T`, naming the offending field on error.
+pub fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = match (prefix.is_empty(), inner == ".") {
+            // The document itself (wrong type, a missing top-level field the message names).
+            (true, true) => "(top level)".to_string(),
+            (true, false) => inner,
+            (false, true) => prefix.to_string(),
+            (false, false) => format!("{prefix}.{inner}"),
+        };
+        ScenarioError { source: source.to_string(), path, message: e.into_inner().to_string() }
+    })
+}

@@ -202,3 +202,10 @@ pub struct Metrics {
     /// Time-series sampling interval; 0 disables the series.
     pub interval_ns: u64,
 }
+
+impl Transport {
+    /// What a sender's construction needs of the transport.
+    pub fn host_context(&self) -> xcc_core::params::HostContext {
+        xcc_core::params::HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes }
+    }
+}

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use super::error::typed;
 use super::error::ScenarioError;
 use super::memory;
 use super::model::*;
@@ -47,21 +48,6 @@ fn toml_location(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
-/// Deserialises `value` into `T`, naming the offending field on error.
-pub fn typed<T: DeserializeOwned>(value: Value, prefix: &str, source: &str) -> Result<T, ScenarioError> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.path().to_string();
-        let path = match (prefix.is_empty(), inner == ".") {
-            // The document itself (wrong type, a missing top-level field the message names).
-            (true, true) => "(top level)".to_string(),
-            (true, false) => inner,
-            (false, true) => prefix.to_string(),
-            (false, false) => format!("{prefix}.{inner}"),
-        };
-        ScenarioError { source: source.to_string(), path, message: e.into_inner().to_string() }
-    })
-}
-
 /// Replaces `{i}` in every string of `v`; returns whether any string contained it.
 fn substitute(v: &mut Value, i: u64) -> bool {
     match v {
@@ -84,18 +70,6 @@ pub struct Resolver<'a> {
 }
 
 impl<'a> Resolver<'a> {
-    /// A resolver with no nodes: resolves an entry on its own (a bare algorithm name with its
-    /// defaults), with `source` in its errors.
-    pub(crate) fn detached(source: &'a str) -> Resolver<'a> {
-        Resolver { source, nodes: Vec::new(), by_name: HashMap::new(), expanded_bytes: 0 }
-    }
-
-    /// A resolver with no nodes, for unit tests of entry resolution.
-    #[cfg(test)]
-    pub(crate) fn for_tests() -> Resolver<'static> {
-        Resolver::detached("test")
-    }
-
     pub(crate) fn err(&self, path: &str, message: impl Into<String>) -> ScenarioError {
         ScenarioError { source: self.source.to_string(), path: path.to_string(), message: message.into() }
     }
@@ -265,7 +239,7 @@ impl<'a> Resolver<'a> {
     /// the simulation that generates them (its errors name `sessions.topology`, `sessions.workload`).
     fn sessions(&self, spec: SessionsSpec, duration_ns: u64) -> Result<SessionWorkload, ScenarioError> {
         let path = "sessions";
-        let protocol = Protocol::resolve(self, "sessions.protocol", spec.protocol)?;
+        let protocol = Protocol::resolve(self.source, "sessions.protocol", spec.protocol)?;
         let packet_bytes = self.packet_size(path, &spec.packet_size, 2000)?;
         let sample_interval_ns = match &spec.sample_interval {
             None => 0,
@@ -381,7 +355,7 @@ impl<'a> Resolver<'a> {
             kind_of(q).ok_or_else(|| self.err(path, "expected \"droptail\", \"red\" or a table with kind = ..."))?;
         // A bare name (`queue = "xcp"`) asks for the defaults; a table gives parameters.
         let table = if q.is_string() { None } else { Some(q) };
-        Queue::resolve(&kind, self, path, table).unwrap_or_else(|| {
+        Queue::resolve(&kind, self.source, path, table).unwrap_or_else(|| {
             Err(self
                 .err(&format!("{path}.kind"), format!("unknown queue '{kind}' (known: {})", Queue::NAMES.join(", "))))
         })
@@ -491,7 +465,7 @@ impl<'a> Resolver<'a> {
         };
         // "reno" is accepted as another name of newreno.
         let name = if kind == "reno" { "newreno" } else { kind.as_str() };
-        Cc::resolve(name, self, path, table).unwrap_or_else(|| {
+        Cc::resolve(name, self.source, path, table).unwrap_or_else(|| {
             Err(self.err(path, format!("unknown congestion control '{kind}' (known: {})", Cc::NAMES.join(", "))))
         })
     }
@@ -618,7 +592,7 @@ impl<'a> Resolver<'a> {
                     },
                 };
                 FlowKind::Session {
-                    protocol: Protocol::resolve(self, &format!("{path}.protocol"), f.protocol)?,
+                    protocol: Protocol::resolve(self.source, &format!("{path}.protocol"), f.protocol)?,
                     size_bytes: self.flow_size(path, &f.size)?,
                     demand_bps,
                     // Seed 004, Exp. 1b: packets of 2000 bytes.

@@ -19,9 +19,9 @@
 //! xcclab's per-datagram shim, already rewritten, arrives as written) unless the socket asked
 //! for UDP GRO. Anything else is written on its own, as it was.
 
-use crate::checksum;
-use crate::ipv4::{PROTO_TCP, PROTO_UDP};
-use crate::vnet::{self, VnetHdr};
+use crate::router::checksum;
+use crate::router::ipv4::{PROTO_TCP, PROTO_UDP};
+use crate::router::vnet::{self, VnetHdr};
 
 /// Largest super-packet written (an IPv4 total length).
 const MAX_LEN: usize = 65_535;
@@ -249,8 +249,8 @@ fn seq(tcp: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gso::Split;
-    use crate::ipv4::{self, Ipv4};
+    use crate::router::gso::Split;
+    use crate::router::ipv4::{self, Ipv4};
 
     /// A TCP super-packet as a sending kernel makes it (see gso.rs's tests), cut by
     /// [`Split`] into segments with full checksums.

@@ -9,10 +9,10 @@ use xcc_core::wire::session::{SessionHeader, SessionKind, SESSION_UDP_PORT};
 use xcc_core::wire::{Ecn, SegmentKind};
 use xcc_core::{FlowId, Packet, Time};
 
-use crate::carrier::{plain_kind, Carriers, Found};
-use crate::ipv4::{self, Ipv4, Ipv4Error, PROTO_UDP};
-use crate::link::{EmuLink, InFlight};
-use crate::session_router::{Ctrl, SessionRouter};
+use crate::router::carrier::{plain_kind, Carriers, Found};
+use crate::router::ipv4::{self, Ipv4, Ipv4Error, PROTO_UDP};
+use crate::router::link::{EmuLink, InFlight};
+use crate::router::sessions::{Ctrl, SessionRouter};
 
 /// Largest packet the router handles (the TUN MTU is 1500; room to spare).
 pub const BUF_LEN: usize = 2048;
@@ -53,7 +53,7 @@ pub struct FabricStats {
     /// The latest delivery, in microseconds (beyond the histogram's last bucket too).
     pub lateness_max_us: u64,
     /// Super-packets read from TUN devices with offloads (each counted in `packets_read` as
-    /// the segments it was cut into, see [`crate::gso`]).
+    /// the segments it was cut into, see [`crate::router::gso`]).
     pub super_packets: u64,
     /// Reads whose `virtio_net_hdr` the router could not turn into packets (dropped).
     pub bad_offload: u64,
@@ -526,7 +526,7 @@ fn fix_udp_checksum(buf: &mut [u8], ihl: usize, before: &[u8]) {
         return;
     }
     let after = &buf[ihl + 8..ihl + 8 + before.len()];
-    let mut fixed = crate::checksum::update_bytes(check, before, after, false);
+    let mut fixed = crate::router::checksum::update_bytes(check, before, after, false);
     if fixed == 0 {
         fixed = 0xFFFF;
     }
@@ -536,8 +536,8 @@ fn fix_udp_checksum(buf: &mut [u8], ihl: usize, before: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ipv4::tests::udp_packet;
-    use crate::session_router::{link_tasks, SessionRouter};
+    use crate::router::ipv4::tests::udp_packet;
+    use crate::router::sessions::{link_tasks, SessionRouter};
     use xcc_build::session::Protocol;
     use xcc_core::algorithms::droptail::{DropTail, DropTailConfig};
     use xcc_core::algorithms::slbn::Slbn;
@@ -579,7 +579,10 @@ mod tests {
         pseudo[10..12].copy_from_slice(&(len as u16).to_be_bytes());
         let mut udp = b[20..].to_vec();
         udp[6..8].copy_from_slice(&[0, 0]);
-        let c = crate::checksum::finish(crate::checksum::sum(&udp, crate::checksum::sum(&pseudo, 0)));
+        let c = crate::router::checksum::finish(crate::router::checksum::sum(
+            &udp,
+            crate::router::checksum::sum(&pseudo, 0),
+        ));
         if c == 0 {
             0xFFFF
         } else {

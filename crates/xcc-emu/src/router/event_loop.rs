@@ -10,11 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use xcc_core::Time;
 
-use crate::fabric::{Fabric, BUF_LEN};
-use crate::gro::Coalescer;
-use crate::gso::Split;
-use crate::sys::{self, Epoll, TimerFd};
-use crate::vnet::{self, VnetHdr};
+use crate::os::cpu::router_cpu;
+use crate::os::signals::STOP;
+use crate::os::sys::{self, Epoll, TimerFd};
+use crate::router::fabric::{Fabric, BUF_LEN};
+use crate::router::gro::Coalescer;
+use crate::router::gso::Split;
+use crate::router::vnet::{self, VnetHdr};
 
 /// Where each port's TUN lives.
 #[derive(Clone, Debug)]
@@ -49,34 +51,12 @@ pub struct Router {
     /// CPU time the loop used and the wall time it ran (nanoseconds), for its CPU share.
     pub cpu_ns: u64,
     pub wall_ns: u64,
-    /// Segments due together merged into super-packets on the way out ([`crate::gro`]; with
+    /// Segments due together merged into super-packets on the way out ([`crate::router::gro`]; with
     /// offloads, unless `XCC_EMU_GRO=0`).
     pub coalesce: Option<Coalescer>,
     /// Loop iterations, and those in busy mode (`Busy`).
     pub iterations: u64,
     pub busy_iterations: u64,
-}
-
-/// The CPU a router pins itself to: the last one, when there are several (at most 64) and
-/// `XCC_EMU_RPS` is not 0; the hosts' receive processing keeps to the others, and so do the
-/// bench's TCP applications ([`keep_off_router_cpu`]).
-pub fn router_cpu() -> Option<usize> {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let steer = cpus > 1 && cpus <= 64 && std::env::var("XCC_EMU_RPS").map_or(true, |v| v != "0");
-    steer.then_some(cpus - 1)
-}
-
-/// Keeps the calling thread off the router's CPU ([`router_cpu`]). For the bench's TCP
-/// applications at real-time priority: the kernel's real-time limit (95 % of each second)
-/// counts per CPU, and with them free to share the router's CPU the router was stopped for
-/// 50 ms more often (docs/emu.md). Not for the UDP sender, nor xcclab's transport: the UDP
-/// sender kept off offered a third less (it then shares a CPU with the hosts' receive
-/// processing), and the transport was not measured so.
-pub fn keep_off_router_cpu() {
-    if let Some(c) = router_cpu() {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        sys::pin_to_cpus((0..cpus).filter(|&k| k != c));
-    }
 }
 
 /// Whether routers open their TUN devices with offloads (`IFF_VNET_HDR`, TSO, checksum): yes
@@ -149,7 +129,7 @@ impl Router {
             let others = ((1u128 << cpus) - 1) as u64 & !(1u64 << c);
             for a in attach {
                 let name = a.netns.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                crate::netns::steer_receive(&name, &a.dev, others)?;
+                crate::os::netns::steer_receive(&name, &a.dev, others)?;
             }
         }
         sys::minimal_timer_slack();
@@ -321,7 +301,7 @@ impl Router {
 
     /// Takes a read from host `host`'s TUN with its `virtio_net_hdr`: a single packet (its
     /// checksum finished if the kernel left it partial) or a super-packet cut into the segments
-    /// the links see one by one ([`crate::gso`]), all read at the same instant.
+    /// the links see one by one ([`crate::router::gso`]), all read at the same instant.
     fn ingress_vnet(&mut self, host: usize, read: &[u8]) {
         let now = self.now();
         let split =
@@ -339,22 +319,5 @@ impl Router {
             let len = split.write(pkt, i, self.fabric.buf_mut(slot));
             self.fabric.ingress(now, host, slot, len);
         }
-    }
-}
-
-/// Set by SIGINT, SIGTERM or SIGHUP: the loop finishes and everything is cleaned up.
-pub static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::Relaxed);
-}
-
-/// Routes SIGINT, SIGTERM and SIGHUP to [`STOP`] (SIGTERM is also the parent-death signal).
-pub fn install_stop_handlers() {
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
-        libc::signal(libc::SIGHUP, on_signal as *const () as libc::sighandler_t);
     }
 }

@@ -26,13 +26,13 @@ use xcc_core::transport::{Receiver, Sender, TransportConfig};
 use xcc_core::wire::{datagram, Ecn};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
-use crate::send_batch::SendBatch;
-use crate::sys;
+use crate::hosts::send_batch::SendBatch;
+use crate::os::sys;
 
 /// IPv4 + UDP header bytes in front of the shim.
 pub const IP_UDP_LEN: u32 = 28;
 /// Largest IP packet the hosts send on xcclab's transport (the TUN MTU, not the route's).
-pub const MTU: u32 = crate::netns::TUN_MTU;
+pub const MTU: u32 = crate::os::netns::TUN_MTU;
 /// How late this driver may be behind a paced departure and still make it up
 /// (`TransportConfig::pacing_catch_up`): the loop sleeps in `ppoll`, which wakes some tens of
 /// microseconds after the deadline (milliseconds when the CPU is taken); at 100 Mbit/s a
@@ -182,7 +182,7 @@ const UDP_GRO: libc::c_int = 104;
 
 /// Turns on `UDP_GRO`: fewer reads on the hosts' side (the router's coalesced writes reach the
 /// socket whole). Errors are ignored: without it every datagram is read on its own. Used by
-/// the CBR sink ([`crate::cbr`]); the transport only with `XCC_EMU_TRANSPORT_GRO=1`.
+/// the CBR sink ([`crate::hosts::cbr`]); the transport only with `XCC_EMU_TRANSPORT_GRO=1`.
 pub(crate) fn enable_gro(s: &UdpSocket) {
     let v: libc::c_int = 1;
     // SAFETY: valid fd, pointer to an int and its size.
@@ -313,7 +313,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     // XCC_EMU_TRANSPORT_OFF_ROUTER=1: keep this thread off the router's CPU (for measurements,
     // docs/emu.md "Under a shared machine's load").
     if std::env::var("XCC_EMU_TRANSPORT_OFF_ROUTER").is_ok_and(|v| v == "1") {
-        crate::router::keep_off_router_cpu();
+        crate::os::cpu::keep_off_router_cpu();
     }
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
     let mut buf = Vec::with_capacity(2048);
@@ -346,7 +346,7 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         let t = now();
         if t >= until
             || flows.iter().all(|f| f.result.completed_at.is_some())
-            || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed)
+            || crate::os::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
         {
             break;
         }

@@ -10,12 +10,12 @@ use xcc_build::session::Protocol;
 use xcc_build::topology::Topology;
 use xcc_core::rng::{component_rng, kind};
 
-use crate::carrier::Carriers;
-use crate::fabric::{Fabric, Port};
-use crate::link::EmuLink;
-use crate::netns::{netns_path, HostNs, TUN_DEV};
-use crate::router::Attachment;
-use crate::session_router::{link_tasks, SessionRouter};
+use crate::os::netns::{netns_path, HostNs, TUN_DEV};
+use crate::router::carrier::Carriers;
+use crate::router::event_loop::Attachment;
+use crate::router::fabric::{Fabric, Port};
+use crate::router::link::EmuLink;
+use crate::router::sessions::{link_tasks, SessionRouter};
 
 /// Everything needed to bring a scenario up.
 pub struct Plan {

@@ -1,7 +1,7 @@
 //! Just enough of IPv4, UDP and TCP to route a packet, find its flow and rewrite its ECN bits,
 //! all from untrusted bytes: every length is checked before it is used.
 
-use crate::checksum;
+use crate::router::checksum;
 use xcc_core::wire::Ecn;
 
 pub const PROTO_TCP: u8 = 6;
@@ -43,7 +43,7 @@ impl Ipv4 {
         if header_len < 20 || total_len < header_len || total_len > buf.len() {
             return Err(Ipv4Error::BadLength);
         }
-        if crate::checksum::checksum(&buf[..header_len]) != 0 {
+        if crate::router::checksum::checksum(&buf[..header_len]) != 0 {
             return Err(Ipv4Error::BadChecksum);
         }
         Ok(Ipv4 {

@@ -31,7 +31,7 @@ pub struct InFlight {
     pub hop: u32,
     /// When the packet entered the router (real time), for delay statistics.
     pub entered: Time,
-    /// A session control packet's tag in the router's [`crate::session_router::SessionRouter`]
+    /// A session control packet's tag in the router's [`crate::router::sessions::SessionRouter`]
     /// (0: not one).
     pub ctrl: u32,
 }

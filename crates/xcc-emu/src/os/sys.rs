@@ -168,7 +168,7 @@ pub fn open_tun(name: &str) -> io::Result<OwnedFd> {
 }
 
 /// [`open_tun`], and with `offload` every packet carries a `virtio_net_hdr` (`IFF_VNET_HDR`,
-/// see [`crate::vnet`]) and the device takes checksum and segmentation offloads
+/// see [`crate::router::vnet`]) and the device takes checksum and segmentation offloads
 /// (`TUNSETOFFLOAD`): the hosts' kernels hand over TCP super-packets (`TUN_F_TSO4`) and, where
 /// the kernel knows it (Linux 6.2), `UDP_SEGMENT` ones (`TUN_F_USO4`), with transport
 /// checksums left partial (`TUN_F_CSUM`). IPv6 is off in the namespaces, so no TSO6 (USO6

@@ -10,7 +10,7 @@
 //!   the session port and counts the data delivered.
 //!
 //! Datagrams are `xcc_core::wire::session`'s; the router runs the link tasks on the control
-//! packets ([`crate::session_router`]).
+//! packets ([`crate::router::sessions`]).
 
 use std::collections::HashMap;
 use std::io;
@@ -25,8 +25,8 @@ use xcc_core::wire::session::{self as wire, SessionHeader, SessionKind, SessionW
 use xcc_core::wire::WireError;
 use xcc_core::{Dur, Time};
 
-use crate::sys;
-use crate::udp_transport::{set_buffers, use_device_mtu, IP_UDP_LEN, PACING_CATCH_UP, SOCKET_BUFFER};
+use crate::hosts::udp_transport::{set_buffers, use_device_mtu, IP_UDP_LEN, PACING_CATCH_UP, SOCKET_BUFFER};
+use crate::os::sys;
 
 /// Smallest session packet on the wire: IPv4 and UDP headers and the session framing.
 pub const MIN_PACKET_BYTES: u32 = IP_UDP_LEN + wire::HEADER_LEN as u32;
@@ -266,11 +266,11 @@ pub fn run(
         .map(|fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 })
         .collect();
     let mut buf = [0u8; 2048];
-    let mut data = vec![0u8; crate::udp_transport::MTU as usize];
+    let mut data = vec![0u8; crate::hosts::udp_transport::MTU as usize];
     let mut next_sample = Time::ZERO;
     loop {
         let t = now();
-        if t >= until || crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+        if t >= until || crate::os::signals::STOP.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
         let mut wake = until;

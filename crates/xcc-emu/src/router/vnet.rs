@@ -3,7 +3,7 @@
 //! the router TCP super-packets of up to 64 KiB (`gso_type` TCPv4, cut into `gso_size`-byte
 //! payloads by whoever takes them) and packets whose transport checksum is left for the
 //! device to finish (`NEEDS_CSUM`, from `csum_start` to the end, stored at `csum_offset`).
-//! [`crate::gso`] turns both into ordinary, fully checksummed IP packets.
+//! [`crate::router::gso`] turns both into ordinary, fully checksummed IP packets.
 //!
 //! The fields are little-endian: a TUN device uses the host's byte order unless told
 //! otherwise (`TUNSETVNETBE`), and every machine this runs on is little-endian.

@@ -17,9 +17,9 @@
 //! packet whose transport checksum the kernel left to the device (`F_NEEDS_CSUM`) gets it
 //! finished.
 
-use crate::checksum;
-use crate::ipv4::{PROTO_TCP, PROTO_UDP};
-use crate::vnet::{self, VnetHdr};
+use crate::router::checksum;
+use crate::router::ipv4::{PROTO_TCP, PROTO_UDP};
+use crate::router::vnet::{self, VnetHdr};
 
 /// Why a packet read with a vnet header could not be turned into IP packets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -185,7 +185,7 @@ fn finish_partial(pkt: &mut [u8], start: usize, at: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ipv4::{self, Ipv4};
+    use crate::router::ipv4::{self, Ipv4};
 
     /// A TCP/IPv4 packet as a sending kernel hands it over with offloads: the IP total length
     /// of the whole super-packet, the TCP checksum field holding only the pseudo-header sum.

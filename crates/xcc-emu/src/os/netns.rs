@@ -6,7 +6,7 @@ use std::io;
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::sys;
+use crate::os::sys;
 
 /// Every namespace xcclab makes starts with this.
 pub const PREFIX: &str = "xccemu";
@@ -107,7 +107,7 @@ impl Topology {
         check_environment()?;
         let mut topo = Topology { hosts: Vec::new() };
         for h in hosts {
-            if crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+            if crate::os::signals::STOP.load(std::sync::atomic::Ordering::Relaxed) {
                 // Stopped while setting up: what exists goes with `topo` (dropped).
                 return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
             }
@@ -294,7 +294,7 @@ pub fn wait_until_running(hosts: &[HostNs], limit: std::time::Duration) {
     for h in hosts {
         while !sys::in_netns(&h.path(), || sys::if_running(TUN_DEV)).unwrap_or(true)
             && std::time::Instant::now() < ready_by
-            && !crate::router::STOP.load(std::sync::atomic::Ordering::Relaxed)
+            && !crate::os::signals::STOP.load(std::sync::atomic::Ordering::Relaxed)
         {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }

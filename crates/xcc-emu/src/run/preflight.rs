@@ -7,9 +7,9 @@ use std::io;
 
 use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
 
-use crate::carrier::SIM_HEADER_BYTES;
-use crate::netns;
-use crate::runner::Stack;
+use crate::os::netns;
+use crate::router::carrier::SIM_HEADER_BYTES;
+use crate::run::stack::Stack;
 
 /// The namespaces' TUN MTU: the largest packet xcclab's transport and the sessions send
 /// (Linux TCP keeps the route's 1500, `netns::ROUTE_MTU`).
@@ -124,7 +124,7 @@ pub fn check_sessions(s: &Scenario) -> io::Result<()> {
     }
     let mut topo = xcc_build::topology::Topology::new(s);
     let link_from: Vec<u32> = s.links.iter().map(|l| l.from).collect();
-    let min = crate::session_hosts::MIN_PACKET_BYTES;
+    let min = crate::hosts::sessions::MIN_PACKET_BYTES;
     for f in &s.flows {
         let FlowKind::Session { packet_bytes, .. } = f.kind else { continue };
         if !(min..=MTU).contains(&packet_bytes) {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::sys;
+use crate::os::sys;
 
 /// IPv4 and UDP headers: the scenario's packet size counts them.
 const HEADERS: usize = 28;
@@ -36,7 +36,7 @@ pub fn send(
     let end = t0 + stop;
     let mut sent = 0u64;
     while next < end {
-        if !crate::apps::sleep_until(next) {
+        if !crate::hosts::apps::sleep_until(next) {
             break; // the run is stopping
         }
         match sock.send_to(&payload, to) {
@@ -61,7 +61,7 @@ pub fn send(
 pub fn sink(sock: UdpSocket, t0: Instant, stop: Arc<AtomicBool>) -> io::Result<(u64, Vec<(f64, u64)>)> {
     use std::os::fd::AsRawFd;
 
-    use crate::udp_transport::{enable_gro, recv_with_tos, set_buffers, SOCKET_BUFFER};
+    use crate::hosts::udp_transport::{enable_gro, recv_with_tos, set_buffers, SOCKET_BUFFER};
 
     sock.set_nonblocking(true)?;
     set_buffers(&sock, SOCKET_BUFFER)?;

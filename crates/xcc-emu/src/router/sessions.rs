@@ -195,7 +195,7 @@ impl SessionRouter {
         self.groups.iter().position(|g| g.proto() == proto).map(|g| g as u8)
     }
 
-    /// Registers a decoded control packet; returns its tag for [`crate::link::InFlight::ctrl`]
+    /// Registers a decoded control packet; returns its tag for [`crate::router::link::InFlight::ctrl`]
     /// (never 0, which means "not a control packet").
     pub fn admit(&mut self, c: Ctrl) -> u32 {
         self.stats.control_read += 1;

@@ -7,7 +7,7 @@
 //! at two senders' worth of traffic (a flow joining at the link's rate) it could not keep up
 //! and the kernel dropped datagrams at the TUN devices (docs/emu.md). A `UDP_SEGMENT` send
 //! reaches the router as one super-packet, one read, which it cuts apart again
-//! ([`crate::gso`]) before any link sees them. The datagrams on the wire are the same:
+//! ([`crate::router::gso`]) before any link sees them. The datagrams on the wire are the same:
 //! consecutive datagrams of one socket to one destination with the same size (the last may be
 //! shorter) and the same TOS byte (the caller flushes before changing it).
 

@@ -18,14 +18,16 @@ use serde_json::{json, Value};
 use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
 use xcc_core::{Dur, Time};
 
-use crate::apps;
-use crate::fabric::FabricStats;
-use crate::netns::{self, DevCounters, Topology};
-use crate::plan::Plan;
-use crate::router::{Router, STOP};
-use crate::session_hosts;
-use crate::sys;
-use crate::udp_transport::{self, FlowSetup};
+use crate::hosts::apps;
+use crate::hosts::sessions as session_hosts;
+use crate::hosts::udp_transport::{self, FlowSetup};
+use crate::os::netns::{self, DevCounters, Topology};
+use crate::os::signals::STOP;
+use crate::os::sys;
+use crate::router::event_loop::Router;
+use crate::router::fabric::FabricStats;
+use crate::run::plan::Plan;
+pub use crate::run::stack::Stack;
 
 /// What one emulated run produced.
 pub struct EmuOutput {
@@ -103,16 +105,6 @@ fn linux_tcp_settings(s: &Scenario, plan: &mut Plan, stack: Stack) {
     }
 }
 
-/// Which hosts carry MaxNet flows: xcclab's transport over UDP, or Linux TCP with the kernel's
-/// BPF `maxnet` congestion control and its TCP option (docs/kernel.md; `xcc kernel load` first,
-/// and run this process in the cgroup the sock_ops program is attached to).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum Stack {
-    #[default]
-    Udp,
-    Kernel,
-}
-
 /// Runs scenario `s`; fails with a clear message when the machine cannot (not root, no TUN),
 /// when the scenario asks for traffic the emulator does not carry yet, or when the kernel
 /// dropped packets at a TUN device (the run would not mean what it says).
@@ -122,10 +114,10 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
 
 /// [`emulate`] with MaxNet flows on the given stack.
 pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
-    let header_bytes = crate::preflight::check(s, stack)?;
+    let header_bytes = crate::run::preflight::check(s, stack)?;
     let prefix = netns::run_prefix();
     let mut plan = Plan::new(s, &prefix, "reno");
-    plan.fabric.carriers = crate::carrier::Carriers::with_modelled_header(header_bytes);
+    plan.fabric.carriers = crate::router::carrier::Carriers::with_modelled_header(header_bytes);
     let ecn_hosts: Vec<bool> = (0..plan.hosts.len())
         .map(|h| {
             s.flows.iter().any(|f| {
@@ -153,7 +145,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     let flow_ports: Vec<(usize, usize)> =
         s.flows.iter().map(|f| (plan.port_of(f.src).unwrap(), plan.port_of(f.dst).unwrap())).collect();
     let two_way: Vec<u64> = flow_ports.iter().map(|&(a, b)| route_delay(a, b) + route_delay(b, a)).collect();
-    let fabric = std::mem::replace(&mut plan.fabric, crate::fabric::Fabric::empty());
+    let fabric = std::mem::replace(&mut plan.fabric, crate::router::fabric::Fabric::empty());
     let interval = s.metrics.interval_ns;
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -202,8 +194,8 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     };
     let keep_awake_method = awake.as_ref().map_or("off", |a| a.method());
     // No real-time throttling and a deep receive backlog while the run lasts (sysctl_lift.rs).
-    let rt_throttling = crate::sysctl_lift::Lift::rt_throttling();
-    let backlog = crate::sysctl_lift::Lift::receive_backlog();
+    let rt_throttling = crate::os::sysctl_lift::Lift::rt_throttling();
+    let backlog = crate::os::sysctl_lift::Lift::receive_backlog();
     let t0 = Instant::now();
     let zero_ns = sys::monotonic_ns();
     let _ = zero_tx.send(zero_ns);
@@ -242,8 +234,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
                 f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration)),
             );
             let stop_sink = cbr_stop.clone();
-            let sink = thread::spawn(move || crate::cbr::sink(rx, t0, stop_sink));
-            let sender = thread::spawn(move || crate::cbr::send(tx, to, rate_bps, packet_bytes, t0, start, stop_at));
+            let sink = thread::spawn(move || crate::hosts::cbr::sink(rx, t0, stop_sink));
+            let sender =
+                thread::spawn(move || crate::hosts::cbr::send(tx, to, rate_bps, packet_bytes, t0, start, stop_at));
             cbr_threads.push((i, sink, sender));
             continue;
         }
@@ -364,7 +357,7 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // Fine samples, so that each metrics interval's end falls within 10 ms of one.
     let sample = Dur(10_000_000);
     // Seed 004's sessions: their sources and destinations in a thread of their own.
-    let ids = crate::plan::SessionIds::of(s);
+    let ids = crate::run::plan::SessionIds::of(s);
     let mut session_setups = Vec::new();
     for (i, f) in s.flows.iter().enumerate() {
         let (FlowKind::Session { size_bytes, demand_bps, packet_bytes, .. }, Some((group, local))) =
@@ -846,7 +839,7 @@ fn bytes_at(samples: &[(f64, u64, f64)], t: f64) -> u64 {
 }
 
 /// Time-average queue from the samples (bytes, packets); zero without samples.
-fn mean_queue(series: &[crate::fabric::LinkSample], link: u32) -> (f64, f64) {
+fn mean_queue(series: &[crate::router::fabric::LinkSample], link: u32) -> (f64, f64) {
     let rows: Vec<_> = series.iter().filter(|r| r.link == link).collect();
     if rows.is_empty() {
         return (0.0, 0.0);

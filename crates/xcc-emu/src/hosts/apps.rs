@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::sys::{self, TcpInfo};
+use crate::os::sys::{self, TcpInfo};
 
 /// The Linux TCP sockets of this run that a thread may be blocked on (connecting, accepting,
 /// reading, writing): a stop must wake them all at once, whatever their flow's phase.
@@ -25,7 +25,7 @@ impl Abortable {
     pub fn track(s: &impl AsRawFd) -> Abortable {
         let fd = s.as_raw_fd();
         OPEN_SOCKETS.lock().unwrap_or_else(|e| e.into_inner()).push(fd);
-        if crate::router::STOP.load(Ordering::Relaxed) {
+        if crate::os::signals::STOP.load(Ordering::Relaxed) {
             abort_fd(fd);
         }
         Abortable(fd)
@@ -71,7 +71,7 @@ fn abort_fd(fd: RawFd) {
 /// Sleeps until `at` unless the run is stopped first (checked every 10 ms); false if stopped.
 pub fn sleep_until(at: Instant) -> bool {
     loop {
-        if crate::router::STOP.load(Ordering::Relaxed) {
+        if crate::os::signals::STOP.load(Ordering::Relaxed) {
             return false;
         }
         let left = at.saturating_duration_since(Instant::now());
@@ -181,7 +181,7 @@ pub fn tcp_send(mut s: TcpStream, duration: Duration, size: Option<u64>) -> io::
     let mut bytes = 0u64;
     let _abortable = Abortable::track(&s);
     s.set_write_timeout(Some(Duration::from_millis(50)))?;
-    let stopped = || crate::router::STOP.load(Ordering::Relaxed);
+    let stopped = || crate::os::signals::STOP.load(Ordering::Relaxed);
     while Instant::now() < end && size.is_none_or(|n| bytes < n) && !stopped() {
         let want = size.map_or(chunk.len(), |n| (n - bytes).min(chunk.len() as u64) as usize);
         match s.write(&chunk[..want]) {

@@ -30,10 +30,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::netns::{self, Topology};
-use crate::plan::Plan;
-use crate::router::Router;
-use crate::sys;
+use crate::os::netns::{self, Topology};
+use crate::os::sys;
+use crate::router::event_loop::Router;
+use crate::run::plan::Plan;
 
 /// The load the bench offers.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -119,7 +119,7 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
     let forward = plan.fabric.route(0, 1).and_then(|r| r.first().copied()).unwrap_or(0);
     let mut topo = Topology::create(hosts.clone())?;
     let att = plan.attachments();
-    let fabric = std::mem::replace(&mut plan.fabric, crate::fabric::Fabric::empty());
+    let fabric = std::mem::replace(&mut plan.fabric, crate::router::fabric::Fabric::empty());
     let stop = Arc::new(AtomicBool::new(false));
     let stop_r = stop.clone();
     let (attached_tx, attached_rx) = std::sync::mpsc::channel::<()>();
@@ -141,8 +141,8 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
     let kernel_before: Vec<_> =
         hosts.iter().map(|h| netns::dev_counters(&h.path(), netns::TUN_DEV)).collect::<io::Result<_>>()?;
     let awake = sys::KeepAwake::start();
-    let rt_throttling = crate::sysctl_lift::Lift::rt_throttling();
-    let backlog = crate::sysctl_lift::Lift::receive_backlog();
+    let rt_throttling = crate::os::sysctl_lift::Lift::rt_throttling();
+    let backlog = crate::os::sysctl_lift::Lift::receive_backlog();
     let keep_awake = awake.method();
     let cpu_before = cpu_times();
     let load = match mode {
@@ -315,7 +315,7 @@ fn tcp_load(hosts: &[netns::HostNs], seconds: f64) -> io::Result<Load> {
     // XCC_BENCH_APPS_RT=0 leaves the applications at normal priority (docs/emu.md measures both).
     let apps_rt = std::env::var("XCC_BENCH_APPS_RT").map_or(true, |v| v != "0");
     for _ in 0..TCP_CONNECTIONS {
-        let s = sys::in_netns(&hosts[0].path(), || crate::apps::tcp_connect_with(dst.into(), "reno"))?;
+        let s = sys::in_netns(&hosts[0].path(), || crate::hosts::apps::tcp_connect_with(dst.into(), "reno"))?;
         let (mut r, _) = listener.accept()?;
         let received = received.clone();
         threads.push(thread::spawn(move || {
@@ -324,7 +324,7 @@ fn tcp_load(hosts: &[netns::HostNs], seconds: f64) -> io::Result<Load> {
             // busy with other work.
             if apps_rt {
                 sys::realtime_priority(30);
-                crate::router::keep_off_router_cpu();
+                crate::os::cpu::keep_off_router_cpu();
             }
             let mut buf = vec![0u8; 256 * 1024];
             while let Ok(n) = r.read(&mut buf) {
@@ -339,7 +339,7 @@ fn tcp_load(hosts: &[netns::HostNs], seconds: f64) -> io::Result<Load> {
         senders.push(thread::spawn(move || {
             if apps_rt {
                 sys::realtime_priority(30);
-                crate::router::keep_off_router_cpu();
+                crate::os::cpu::keep_off_router_cpu();
             }
             let mut s = s;
             let chunk = vec![0x5Au8; 256 * 1024];

@@ -16,7 +16,9 @@
 //! `XCC_EMU_PARENT_PID` names the parent it expects, closing the race with a parent that died
 //! before the request), deleting its namespaces and writing nothing.
 
-use crate::{bench, netns, preflight, router, runner};
+use crate::os::netns;
+use crate::os::signals;
+use crate::run::{bench, preflight, runner};
 
 /// Exit status of a run stopped by a signal (the wrapper re-raises its own).
 pub const EXIT_INTERRUPTED: i32 = 130;
@@ -90,7 +92,7 @@ fn load(path: &str, seed: Option<u64>) -> Result<xcc_build::scenario::model::Sce
 /// Stops this process when its parent dies, and says so if it already has.
 fn follow_parent() -> Result<(), Failure> {
     let expected = std::env::var("XCC_EMU_PARENT_PID").ok().and_then(|p| p.parse().ok());
-    if !crate::sys::die_with_parent(expected) {
+    if !crate::os::sys::die_with_parent(expected) {
         return Err(Failure::Interrupted);
     }
     Ok(())
@@ -111,7 +113,7 @@ fn warn_stale() {
 }
 
 fn run(args: &[String]) -> Result<(), Failure> {
-    router::install_stop_handlers();
+    signals::install_stop_handlers();
     follow_parent()?;
     let a = parse_run_args(args)?;
     let path = a.path.ok_or("run needs a scenario file")?;
@@ -120,7 +122,7 @@ fn run(args: &[String]) -> Result<(), Failure> {
     let result = runner::emulate_on(&scenario, a.stack);
     // Whatever happened, nothing of this run may stay behind.
     let _ = netns::cleanup(&netns::run_prefix());
-    if router::STOP.load(std::sync::atomic::Ordering::Relaxed) {
+    if signals::STOP.load(std::sync::atomic::Ordering::Relaxed) {
         return Err(Failure::Interrupted);
     }
     let r = result.map_err(io_failure)?;
@@ -194,7 +196,7 @@ fn bench_cmd(args: &[String]) -> Result<(), Failure> {
             other => return Err(Failure::BadInput(format!("unexpected argument {other}"))),
         }
     }
-    router::install_stop_handlers();
+    signals::install_stop_handlers();
     follow_parent()?;
     let mut runs = Vec::new();
     for &mode in &modes {

@@ -16,8 +16,8 @@
 //! Adding one (for instance MaxNet's price in a TCP option, rewritten by a function of
 //! `xcc-core::wire`): implement [`Carrier`] and push it in [`Carriers::standard`].
 
-use crate::checksum;
-use crate::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
+use crate::router::checksum;
+use crate::router::ipv4::{Ipv4, PROTO_TCP, PROTO_UDP};
 pub use xcc_build::capture::XCC_UDP_PORT;
 use xcc_core::algorithms::maxnet::tcp_option;
 use xcc_core::wire::datagram;
