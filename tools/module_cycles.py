@@ -6,7 +6,9 @@ ancestor (which only declares it) never counted. Usage: `python tools/module_cyc
 crates/*/src` prints each crate's strongly connected components of more than one module.
 """
 
-import re, pathlib, sys, itertools
+import pathlib
+import re
+import sys
 
 
 def modpath(crate_src, f):
