@@ -45,6 +45,11 @@ RUN_FORMAT = "xcclab-run/1"
 PCAP_FILE = "capture.pcap"
 
 
+#: A flow whose rate over the second half of a run is below this fraction of its max-min share
+#: is called starved in the run's summary (:meth:`RunResult.warnings`).
+STARVED_SHARE = 0.1
+
+
 @dataclass
 class ScenarioInput:
     """The three arguments the native module takes for a scenario."""
@@ -429,7 +434,37 @@ class RunResult:
                     f"{row['name']:<16} {_num(row['utilisation'], 1, 3):>6} "
                     f"{_num(row['mean_queue_bytes'], 1, 0):>12} {row['drops']:>7} {row['marks']:>7}"
                 )
+        lines.extend(f"warning: {w}" for w in self.warnings())
         return "\n".join(lines)
+
+    def warnings(self) -> list[str]:
+        """Flows a reader would otherwise miss: one that delivered nothing although it started
+        before the end, and one whose rate over the second half is below a tenth of its max-min
+        share (:data:`STARVED_SHARE`), each with the counters that point at a cause."""
+        duration = self.scenario.get("duration_ns", 0) * 1e-9
+        out = []
+        for row in self.flows.iter_rows(named=True):
+            start = row.get("start_s") or 0.0
+            if start >= duration:
+                continue
+            counters = (
+                f"sent {row.get('bytes_sent') or 0:,} B, {row.get('retransmits') or 0} "
+                f"retransmissions, {row.get('timeouts') or 0} timeouts, "
+                f"{row.get('packets_dropped') or 0} packets dropped"
+            )
+            if not row.get("bytes_delivered"):
+                out.append(
+                    f"flow {row['name']!r} delivered nothing in its {duration - start:g} s "
+                    f"({counters}; is a delay, a rate or a start time off by a unit?)"
+                )
+                continue
+            late, share = row.get("late_rate_bps"), row.get("maxmin_bps")
+            if late is not None and share and late < STARVED_SHARE * share:
+                out.append(
+                    f"flow {row['name']!r} got {late / 1e6:.3g} Mbit/s over the second half, "
+                    f"{late / share:.1%} of its max-min share {share / 1e6:.3g} Mbit/s ({counters})"
+                )
+        return out
 
 
 def _num(value: float | None, scale: float, digits: int = 2) -> str:
