@@ -93,8 +93,8 @@ fn rate_unit_scale(unit: &str) -> Option<f64> {
 /// an accepted one only in case, which ones it could have meant.
 fn rate_unit_error(s: &str, unit: &str) -> String {
     const SPELLINGS: [&str; 20] = [
-        "bps", "kbps", "Kbps", "Mbps", "Gbps", "Tbps", "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", "Bps",
-        "kBps", "KBps", "MBps", "GBps", "TBps", "B/s", "MB/s", "GB/s",
+        "bps", "kbps", "Kbps", "Mbps", "Gbps", "Tbps", "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", "Bps", "kBps",
+        "KBps", "MBps", "GBps", "TBps", "B/s", "MB/s", "GB/s",
     ];
     let near: Vec<&str> = SPELLINGS.iter().copied().filter(|c| c.eq_ignore_ascii_case(unit) && *c != unit).collect();
     if near.is_empty() {

@@ -1453,7 +1453,8 @@ mod tests {
     //         one repaired per RTT, while every partial ACK restarts the RTO)
     #[test]
     fn sack_recovery_marks_segments_sent_more_than_an_rto_ago_lost() {
-        let cfg = TransportConfig { mss_bytes: MSS, sack: true, min_rto: Dur::from_ms(10), ..TransportConfig::default() };
+        let cfg =
+            TransportConfig { mss_bytes: MSS, sack: true, min_rto: Dur::from_ms(10), ..TransportConfig::default() };
         let mut s = Sender::new(FlowId(1), cfg, Collapsing { segments: 20 }, None, Time::ZERO);
         assert_eq!(seqs(&drain(&mut s, Time::ZERO)), (0..20).collect::<Vec<_>>());
         for end in 2..=4 {
