@@ -64,15 +64,17 @@ def _err(message: object) -> None:
 
 # -- subcommands -----------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
+    from ._progress import Stages
     from .results import run
 
     result = run(
         args.scenario,
         seed=args.seed,
         out=args.out,
-        progress=True,
+        progress=not args.quiet,
         series=not args.no_series,
         pcap=args.pcap,
+        stages=Stages(enabled=not args.quiet),
     )
     print(result.summary())
     if args.pcap is not None:
@@ -491,6 +493,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--pcap",
         metavar="LINK",
         help='capture the packets departing link direction LINK ("a->b") to DIR/capture.pcap',
+    )
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress: neither the simulation's bar nor the stage lines on stderr",
     )
     p.set_defaults(func=cmd_run)
 

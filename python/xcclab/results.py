@@ -116,6 +116,7 @@ def run(
     *,
     series: bool = True,
     pcap: str | None = None,
+    stages: Any = None,
 ) -> RunResult:
     """Simulate ``scenario`` and return its results (also written to ``out`` if given).
 
@@ -123,8 +124,13 @@ def run(
     fraction done (0..1), or ``True`` for a progress bar on stderr (shown only for runs longer
     than about two seconds). ``series=False`` skips the time-series tables. ``pcap="a->b"``
     captures the packets departing that link direction (``RunResult.pcap``; written to
-    ``OUT/capture.pcap``, see ``docs/pcap.md``).
+    ``OUT/capture.pcap``, see ``docs/pcap.md``). ``stages``: a
+    :class:`xcclab._progress.Stages` reporting each stage (simulation, tables and references,
+    writing) with its time; None reports nothing.
     """
+    from ._progress import Stages
+
+    stages = stages if stages is not None else Stages(enabled=False)
     inp = scenario_input(scenario)
     if not series:
         inp = without_series(inp)
@@ -140,16 +146,21 @@ def run(
         callback = progress or None
     try:
         extra = {"pcap_link": pcap} if pcap is not None else {}
-        raw = native.run(inp.text, inp.source, inp.format, seed=seed, progress=callback, **extra)
+        with stages.stage("simulate"):
+            raw = native.run(
+                inp.text, inp.source, inp.format, seed=seed, progress=callback, **extra
+            )
     finally:
         if bar is not None:
             bar.close()
-    result = RunResult.from_native(raw, native_version=native.version(), source=inp.source)
+    with stages.stage("tables and max-min references"):
+        result = RunResult.from_native(raw, native_version=native.version(), source=inp.source)
     if pcap is not None:
         result.pcap = list(raw.get("pcap", []))
         result.pcap_link = pcap
     if out is not None:
-        result.save(out)
+        with stages.stage(f"write {out}"):
+            result.save(out)
     return result
 
 
