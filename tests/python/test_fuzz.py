@@ -9,7 +9,7 @@ import pytest
 from xcclab.fuzz import fuzz, generate, memory_bound, registries
 
 #: Seeded cases in every CI run (under five minutes on two cores).
-CI_CASES = 200
+CI_CASES = 300
 CI_SEED = 35_000
 
 
