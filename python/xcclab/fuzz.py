@@ -241,6 +241,7 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, log: Any = None) -> dict[str,
     limits = Limits(seconds=CASE_SECONDS * BATCH)
     results: list[dict[str, Any]] = []
     failures: list[dict[str, Any]] = []
+    reported = [0]
     t0 = time.monotonic()
 
     def done(i: int, outcome: Any) -> None:
@@ -270,12 +271,16 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, log: Any = None) -> dict[str,
                         if r["problem"]
                     )
         if log:
+            seeds = [c.seed for c in batches[i]]
             print(
-                f"fuzz: batch {i + 1}/{len(batches)} done, {len(failures)} failures, "
-                f"{time.monotonic() - t0:.0f} s",
+                f"fuzz: batch {i + 1}/{len(batches)} (seeds {seeds[0]}-{seeds[-1]}) done, "
+                f"{len(failures)} failures so far, {time.monotonic() - t0:.0f} s",
                 file=log,
                 flush=True,
             )
+            for f in failures[reported[0] :]:
+                print(f"fuzz: FAILED seed {f['seed']}: {f['problem']}", file=log, flush=True)
+            reported[0] = len(failures)
 
     run_isolated(check_batch, batches, jobs=jobs, limits=limits, on_done=done)
     ok = [r for r in results if r["problem"] is None]
