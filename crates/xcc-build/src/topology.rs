@@ -224,7 +224,7 @@ mod tests {
             let routers = 2 + next(6) as u32;
             let hosts = 2 + next(7) as u32;
             let mut links = Vec::new();
-            let mut duplex = |a: u32, b: u32, d: u64, links: &mut Vec<(u32, u32, u64)>| {
+            let duplex = |a: u32, b: u32, d: u64, links: &mut Vec<(u32, u32, u64)>| {
                 links.push((a, b, d));
                 links.push((b, a, d));
             };
