@@ -38,3 +38,15 @@ def test_seeded_fuzz_cases_pass():
     summary = fuzz(CI_CASES, seed=CI_SEED, jobs=2)
     assert summary["failures"] == []
     assert summary["passed"] == CI_CASES
+
+
+@pytest.mark.native
+def test_cases_the_fuzzer_once_failed_pass():
+    from xcclab.fuzz import REGRESSIONS, check_batch
+    from xcclab.isolated import Limits, run_isolated
+
+    ccs, queues = registries()
+    cases = [[generate(seed, ccs, queues)] for seed in REGRESSIONS]
+    for outcome in run_isolated(check_batch, cases, limits=Limits(seconds=120)):
+        assert outcome.error is None
+        assert [r["problem"] for r in outcome.result] == [None]

@@ -536,7 +536,7 @@ impl<C: Controller> Sender<C> {
     /// A probe, if the controller wants one now and the flow still has data to move.
     fn poll_probe(&mut self, now: Time) -> Option<Packet> {
         let due = self.cc.probe_due()?;
-        if due > now || (self.snd_una >= self.snd_max && !self.has_new_data()) {
+        if due > now || !self.may_probe() {
             return None;
         }
         self.cc.on_probe_sent(now);
@@ -555,6 +555,15 @@ impl<C: Controller> Sender<C> {
             },
             cc,
         })
+    }
+
+    /// Probes go only while the flow has data to move: outstanding or still to send. A probe
+    /// the flow may not send is no wake-up either: a stopped flow with everything acknowledged
+    /// would otherwise be woken at the same instant forever (found by the scenario fuzzer,
+    /// seed 27: an RCP flow stopped at 1.5 s hung the run).
+    #[inline]
+    fn may_probe(&self) -> bool {
+        self.snd_una < self.snd_max || self.has_new_data()
     }
 
     /// The next packet to send now, if the window, the pacer and the data allow one.
@@ -622,7 +631,7 @@ impl<C: Controller> Sender<C> {
         };
         take(self.rto_deadline);
         take(self.pacing_blocked.then_some(self.next_send));
-        if self.rate_based {
+        if self.rate_based && self.may_probe() {
             take(self.cc.probe_due());
         }
         t
@@ -1418,6 +1427,26 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!((p[0].seg.seq, p[0].seg.payload_bytes), (2, MSS));
         assert_eq!(s.snd_una(), 1, "a probe answer acknowledges nothing");
+    }
+
+    /// Fuzzer seed 27: a rate-based flow stopped with everything acknowledged has a probe due
+    /// that it may not send; its next wake-up must not be that (past) time, or the driver
+    /// wakes it at the same instant forever.
+    #[test]
+    fn a_stopped_rate_based_flow_asks_for_no_probe_wake_up() {
+        use crate::host::{Rcp, RcpConfig};
+        use crate::wire::RcpHeader;
+        let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
+        let mut s = Sender::new(FlowId(1), cfg(), rcp, None, Time::ZERO);
+        assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
+        let mut a = ack_pkt(1, Time::ZERO);
+        a.cc = CongestionHeader::Rcp(RcpHeader { rate: 700.0, rtt_us: 0 });
+        s.stop();
+        s.on_packet(ms(10), &a);
+        assert!(drain(&mut s, ms(10)).is_empty(), "stopped, all acknowledged: nothing to send");
+        assert!(s.controller().probe_due().is_some_and(|t| t <= ms(30)));
+        assert!(drain(&mut s, ms(30)).is_empty());
+        assert!(s.poll_timeout().is_none_or(|t| t > ms(30)), "{:?}", s.poll_timeout());
     }
 
     /// A window that drops from 20 segments to 2 at the first loss (MaxNet's window after a
