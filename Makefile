@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 DEMO_OUT ?= results/markmax-s1-dt
 
-.PHONY: venv build demo test test-all lint fmt bench clean generated
+.PHONY: venv build demo test test-all lint fmt bench clean generated fuzz
 
 # The venv, with maturin, the runtime deps and the dev tools (pytest, ruff).
 $(BIN)/maturin:
@@ -39,6 +39,12 @@ demo: build
 test: build
 	cargo test --workspace
 	$(PY) -m pytest
+
+# The scenario fuzzer's long run (docs/fuzzing.md): FUZZ_CASES generated scenarios from FUZZ_SEED.
+FUZZ_CASES ?= 2000
+FUZZ_SEED ?= 0
+fuzz: build
+	$(PY) -m xcclab.fuzz --cases $(FUZZ_CASES) --seed $(FUZZ_SEED) --jobs 2
 
 # Also the slow tests (full-length reproduction, benchmark harness).
 test-all: build

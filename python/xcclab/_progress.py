@@ -51,3 +51,48 @@ class ProgressBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+class Stages:
+    """The stages of a whole run (simulation, references, writing), reported on stderr.
+
+    Not on a terminal (a log, CI): one line per stage when it ends, with its wall time
+    (``xcc: simulate: 3.21 s``). On a terminal: the stage's name while it runs (overwritten in
+    place), then the same line; the simulation's own bar is :class:`ProgressBar`. Disabled
+    (``--quiet``): nothing.
+    """
+
+    def __init__(self, *, file: TextIO | None = None, enabled: bool = True) -> None:
+        self._file = file if file is not None else sys.stderr
+        self._enabled = enabled
+        isatty = getattr(self._file, "isatty", None)
+        self._tty = bool(isatty and isatty())
+
+    def stage(self, name: str) -> _Stage:
+        """A context manager timing stage ``name``."""
+        return _Stage(self, name)
+
+    def _start(self, name: str) -> None:
+        if self._enabled and self._tty:
+            print(f"xcc: {name} ...", end="\r", file=self._file, flush=True)
+
+    def _end(self, name: str, seconds: float) -> None:
+        if self._enabled:
+            print(f"xcc: {name}: {seconds:.2f} s", file=self._file, flush=True)
+
+
+class _Stage:
+    def __init__(self, stages: Stages, name: str) -> None:
+        self._stages, self._name, self._t0 = stages, name, 0.0
+
+    def __enter__(self) -> None:
+        import time
+
+        self._t0 = time.monotonic()
+        self._stages._start(self._name)
+
+    def __exit__(self, *exc: object) -> None:
+        import time
+
+        if exc[0] is None:
+            self._stages._end(self._name, time.monotonic() - self._t0)

@@ -42,10 +42,13 @@ from . import __version__
 from .errors import NativeModuleMissing
 
 if TYPE_CHECKING:
+    from .isolated import Limits
     from .results import RunResult
 
 EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
+#: A bug: a Rust panic (EX_SOFTWARE of sysexits.h).
+EXIT_INTERNAL = 70
 #: 128 + SIGPIPE, what a shell reports for a command a closed pipe stopped.
 EXIT_BROKEN_PIPE = 141
 
@@ -64,15 +67,17 @@ def _err(message: object) -> None:
 
 # -- subcommands -----------------------------------------------------------------------------
 def cmd_run(args: argparse.Namespace) -> int:
+    from ._progress import Stages
     from .results import run
 
     result = run(
         args.scenario,
         seed=args.seed,
         out=args.out,
-        progress=True,
+        progress=not args.quiet,
         series=not args.no_series,
         pcap=args.pcap,
+        stages=Stages(enabled=not args.quiet),
     )
     print(result.summary())
     if args.pcap is not None:
@@ -273,10 +278,36 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         local_cluster=args.local_cluster,
         progress=True,
+        limits=_limits(args),
     )
     print(result.summary())
     print(f"wrote {args.out}/manifest.json")
     return EXIT_RUN_FAILED if result.failed else 0
+
+
+def _limits(args: argparse.Namespace) -> Limits | None:
+    """The per-point limits of ``--time-limit`` and ``--memory-limit`` (None if neither)."""
+    from .errors import ScenarioError
+    from .isolated import Limits
+    from .units import quantity_value, time_value
+
+    seconds = memory = None
+    if args.time_limit is not None:
+        seconds = time_value(args.time_limit)
+        if seconds is None or seconds <= 0:
+            raise ScenarioError(
+                f'--time-limit: expected a time like "600s", got {args.time_limit!r}'
+            )
+    if args.memory_limit is not None:
+        memory = quantity_value(args.memory_limit)
+        if memory is None or memory <= 0 or not args.memory_limit.rstrip().endswith("B"):
+            raise ScenarioError(
+                f'--memory-limit: expected a size like "4GB" or "4GiB", got {args.memory_limit!r}'
+            )
+        memory = int(memory)
+    if seconds is None and memory is None:
+        return None
+    return Limits(seconds=seconds, memory_bytes=memory)
 
 
 def cmd_query(args: argparse.Namespace) -> int:
@@ -482,6 +513,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LINK",
         help='capture the packets departing link direction LINK ("a->b") to DIR/capture.pcap',
     )
+    p.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress: neither the simulation's bar nor the stage lines on stderr",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("emu", help="run a scenario on real packets (root; docs/emu.md)")
@@ -604,6 +641,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="run on a dask.distributed LocalCluster (--jobs workers)",
     )
+    p.add_argument(
+        "--time-limit",
+        metavar="TIME",
+        help='per point: kill a point that runs longer, e.g. "600s" (local pool only)',
+    )
+    p.add_argument(
+        "--memory-limit",
+        metavar="SIZE",
+        help='per point: kill a point whose resident memory passes this, e.g. "4GiB"',
+    )
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("query", help="SQL over all runs under a directory (DuckDB views)")
@@ -707,6 +754,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _err("interrupted")
         return 130
+    except BaseException as exc:  # PyO3's PanicException derives from BaseException
+        if not is_rust_panic(exc):
+            raise
+        _err(internal_error_message(exc))
+        return EXIT_INTERNAL
+
+
+def is_rust_panic(exc: BaseException) -> bool:
+    """A Rust panic in the native module, as PyO3 raises it (``pyo3_runtime.PanicException``)."""
+    return type(exc).__name__ == "PanicException"
+
+
+def internal_error_message(exc: BaseException) -> str:
+    """One line for a Rust panic: what it said and where its backtrace was logged."""
+    from .errors import load_native
+
+    try:
+        log = load_native().panic_log_path()
+    except Exception:  # an older native module: no log to point at
+        log = None
+    where = f"; the backtrace is in {log}" if log else ""
+    return f"internal error (a bug in xcclab, please report it): {exc}{where}"
 
 
 if __name__ == "__main__":

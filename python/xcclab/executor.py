@@ -8,7 +8,11 @@ adds is what a function cannot do for itself:
 - **Process pool** (default, ``jobs`` processes, ``spawn`` start method: the parent may hold
   polars' and tqdm's threads, which ``fork`` would copy half-locked). A worker that *dies* (a
   segfault, an abort) breaks the whole pool and every task in flight with it; those tasks are
-  rerun one per fresh process, so only the culprit ends up failed.
+  rerun one per fresh process (:mod:`xcclab.isolated`), so only the culprit ends up failed,
+  and its error says how it died (out of memory, the signal, the exit status).
+- **Limits**: with ``limits`` (a time and a resident-memory limit per task) every task runs in
+  its own child process (:func:`xcclab.isolated.run_isolated`), killed when it passes either
+  limit, and the error says which.
 - **Dask distributed**: ``scheduler="tcp://host:8786"`` submits to a running cluster;
   ``local_cluster=True`` starts a :class:`dask.distributed.LocalCluster` with ``jobs``
   single-threaded worker processes. A task whose worker died is reported by Dask per task.
@@ -25,8 +29,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from .isolated import Limits, run_isolated
+
 Outcome = tuple[str, Any, "str | None"]
-CRASHED = "the worker process died (crash) while running this task"
 
 
 def run_tasks(
@@ -38,6 +43,7 @@ def run_tasks(
     scheduler: str | None = None,
     local_cluster: bool = False,
     on_done: Callable[[], None] | None = None,
+    limits: Limits | None = None,
 ) -> list[Outcome]:
     """Run ``fn(task)`` for every task; return ``(id, result, error)`` for each."""
     if scheduler and local_cluster:
@@ -47,6 +53,13 @@ def run_tasks(
     if not tasks:
         return []
     tick = on_done or (lambda: None)
+    if limits is not None and (limits.seconds is not None or limits.memory_bytes is not None):
+        if scheduler or local_cluster:
+            raise ValueError("per-task limits apply to the local process pool, not to Dask")
+        done = run_isolated(
+            fn, tasks, jobs=jobs or os.cpu_count() or 1, limits=limits, on_done=lambda i, o: tick()
+        )
+        return [(ids[i], o.result, o.error) for i, o in enumerate(done)]
     if scheduler or local_cluster:
         return _run_dask(fn, tasks, ids, scheduler, jobs, tick)
     return _run_pool(fn, tasks, ids, jobs or os.cpu_count() or 1, tick)
@@ -73,12 +86,10 @@ def _run_pool(
                 tick()
             except BrokenProcessPool:
                 crashed.append(i)
-    for i in sorted(crashed):  # isolate: one process per task, so only the culprit fails
-        with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            try:
-                results.append((ids[i], pool.submit(fn, tasks[i]).result(), None))
-            except BrokenProcessPool:
-                results.append((ids[i], None, CRASHED))
+    # Isolate: one process per task, so only the culprit fails, with the cause of its death.
+    rerun = sorted(crashed)
+    for i, o in zip(rerun, run_isolated(fn, [tasks[i] for i in rerun], jobs=1)):
+        results.append((ids[i], o.result, o.error))
         tick()
     return results
 

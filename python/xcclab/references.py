@@ -71,13 +71,19 @@ def target_utilisation(queue: dict[str, Any]) -> float:
 
 
 def flow_routes(scenario: dict[str, Any]) -> list[list[int]]:
-    """Link ids (directions, in order) crossed by each entry of the resolved ``flows``."""
+    """Link ids (directions, in order) crossed by each entry of the resolved ``flows``.
+
+    One shortest-path tree per *root*, computed once and dropped once its flows are traced, so
+    time is O(roots x network) and memory O(network + routes). The root of a flow from a host
+    with a single outgoing link is the router at that link's far end: hosts are never crossed,
+    so the host's tree is that link followed by the router's, with the same tie-breaks (every
+    key shifted by the same hop and delay). A dumbbell of N flows thus needs one tree, not N.
+    """
     nodes, links = scenario["nodes"], scenario["links"]
     is_host = [n["kind"] == "host" for n in nodes]
     out: list[list[int]] = [[] for _ in nodes]
     for lid, link in enumerate(links):
         out[link["from"]].append(lid)
-    trees: dict[int, list[int]] = {}
 
     def tree(src: int) -> list[int]:
         best = [(math.inf, math.inf)] * len(nodes)
@@ -98,25 +104,35 @@ def flow_routes(scenario: dict[str, Any]) -> list[list[int]]:
                         heapq.heappush(heap, (cand[0], cand[1], v))
         return parent
 
-    routes = []
-    for flow in scenario["flows"]:
+    flows = scenario["flows"]
+    routes: list[list[int] | None] = [None] * len(flows)
+    by_root: dict[int, list[tuple[int, list[int]]]] = {}
+    for i, flow in enumerate(flows):
         if flow.get("route"):
             hops = flow["route"]
-            path = [
+            routes[i] = [
                 next(lid for lid in out[a] if links[lid]["to"] == b) for a, b in zip(hops, hops[1:])
             ]
-        else:
-            parent = trees.setdefault(flow["src"], tree(flow["src"]))
+            continue
+        src, first = flow["src"], []
+        if is_host[src] and len(out[src]) == 1 and not is_host[links[out[src][0]]["to"]]:
+            first = [out[src][0]]
+            src = links[first[0]]["to"]
+        by_root.setdefault(src, []).append((i, first))
+    for root in sorted(by_root):
+        parent = tree(root)
+        for i, first in by_root.pop(root):
+            flow = flows[i]
             path, v = [], flow["dst"]
-            while v != flow["src"]:
+            while v != root:
                 lid = parent[v]
                 if lid < 0:
                     raise ValueError(f"flow {flow['name']!r}: no route")
                 path.append(lid)
                 v = links[lid]["from"]
             path.reverse()
-        routes.append(path)
-    return routes
+            routes[i] = first + path
+    return [r if r is not None else [] for r in routes]
 
 
 def payload_share(flow: dict[str, Any]) -> float:

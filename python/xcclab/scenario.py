@@ -8,10 +8,12 @@ the native module applies the same strict checks as for a TOML file, so every er
 names the field and what was expected.
 
 Values are written as the TOML file would write them: strings with units (``"10Gbps"``,
-``"2500us"``, ``"1500B"``, ``"240pkt"``). For convenience, plain numbers are converted:
-times are seconds, rates bit/s, sizes bytes (see :func:`fmt_time`, :func:`fmt_rate`,
-:func:`fmt_size`). Nothing else is checked here: validation is the simulator's job, so the
-rules live in one place.
+``"2500us"``, ``"1500B"``, ``"240pkt"``). A bare number is refused, as in a TOML file
+(``delay=10`` could mean 10 ms or 10 s): write the unit, or convert a number in SI base units
+explicitly with :func:`fmt_time` (seconds), :func:`fmt_rate` (bit/s) or :func:`fmt_size`
+(bytes), e.g. ``delay=fmt_time(0.0025)``. Zero needs no unit (``delay=0``); an int buffer is a
+packet count (``buffer=100``). Nothing else is checked here: validation is the simulator's job,
+so the rules live in one place.
 
 Example::
 
@@ -78,6 +80,29 @@ def fmt_size(value: str | Number) -> str:
     return value if isinstance(value, str) else _exact(value, _SIZE_UNITS, 1, "size")
 
 
+#: Per kind of quantity: the explicit converter's name and an example of the unit written out.
+_QUANTITY_HINTS = {
+    fmt_time: ("fmt_time", "seconds", '"10ms"'),
+    fmt_rate: ("fmt_rate", "bit/s", '"100Mbps"'),
+    fmt_size: ("fmt_size", "bytes", '"1500B"'),
+}
+
+
+def _with_unit(value: str | Number | None, fmt: Any, field: str) -> str | None:
+    """A quantity field of the builder: strings (with their unit) pass, ``0`` is zero in any
+    unit, any other bare number is an error naming the field and the explicit spelling."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+        return fmt(value)
+    name, base, example = _QUANTITY_HINTS[fmt]
+    raise ScenarioError(
+        f"{field}={value!r}: a bare number has no unit (is it ms or s? bit/s or Mbit/s?); "
+        f"write it with one, e.g. {field}={example}, or convert a number in {base} explicitly: "
+        f"{field}={name}({value!r})"
+    )
+
+
 def _buffer(value: str | int | None) -> str | None:
     """Buffers: an int is a number of packets; strings (``"100KB"``, ``"unlimited"``) pass."""
     if value is None or isinstance(value, str):
@@ -115,7 +140,11 @@ class Scenario:
         seed: int | None = None,
     ) -> None:
         self._data: dict[str, Any] = _put(
-            {}, name=name, description=description, duration=fmt_time(duration), seed=seed
+            {},
+            name=name,
+            description=description,
+            duration=_with_unit(duration, fmt_time, "duration"),
+            seed=seed,
         )
 
     # -- top level -------------------------------------------------------------------------
@@ -129,7 +158,7 @@ class Scenario:
 
     @duration.setter
     def duration(self, value: str | Number) -> None:
-        self._data["duration"] = fmt_time(value)
+        self._data["duration"] = _with_unit(value, fmt_time, "duration")
 
     @property
     def seed(self) -> int | None:
@@ -180,24 +209,20 @@ class Scenario:
             {},
             between=[a, b],
             count=count,
-            rate=fmt_rate(rate),
-            delay=fmt_time(delay),
+            rate=_with_unit(rate, fmt_rate, "rate"),
+            delay=_with_unit(delay, fmt_time, "delay"),
             buffer=_buffer(buffer),
             queue=copy.deepcopy(queue),
             loss=loss,
-            jitter=None if jitter is None else fmt_time(jitter),
+            jitter=_with_unit(jitter, fmt_time, "jitter"),
         )
         if reverse:
             rev = dict(reverse)
-            convert = (
-                ("rate", fmt_rate),
-                ("delay", fmt_time),
-                ("buffer", _buffer),
-                ("jitter", fmt_time),
-            )
-            for key, conv in convert:
+            for key, fmt in (("rate", fmt_rate), ("delay", fmt_time), ("jitter", fmt_time)):
                 if key in rev and rev[key] is not None:
-                    rev[key] = conv(rev[key])
+                    rev[key] = _with_unit(rev[key], fmt, f"reverse.{key}")
+            if rev.get("buffer") is not None:
+                rev["buffer"] = _buffer(rev["buffer"])
             entry["reverse"] = rev
         return self._append("link", entry)
 
@@ -230,16 +255,16 @@ class Scenario:
             kind=kind,
             src=src,
             dst=dst,
-            start=fmt_time(start),
-            stop=None if stop is None else fmt_time(stop),
-            size=None if size is None else fmt_size(size),
+            start=_with_unit(start, fmt_time, "start"),
+            stop=_with_unit(stop, fmt_time, "stop"),
+            size=_with_unit(size, fmt_size, "size"),
             cc=copy.deepcopy(cc),
-            rate=None if rate is None else fmt_rate(rate),
-            packet_size=None if packet_size is None else fmt_size(packet_size),
+            rate=_with_unit(rate, fmt_rate, "rate"),
+            packet_size=_with_unit(packet_size, fmt_size, "packet_size"),
             route=None if route is None else list(route),
             transport=_transport(transport),
             protocol=copy.deepcopy(protocol),
-            demand=None if demand is None else fmt_rate(demand),
+            demand=_with_unit(demand, fmt_rate, "demand"),
         )
         return self._append("flow", entry)
 
@@ -265,9 +290,9 @@ class Scenario:
             count=count,
             src=src,
             dst=dst,
-            start=fmt_time(start),
-            stop=None if stop is None else fmt_time(stop),
-            mean_interarrival=fmt_time(mean_interarrival),
+            start=_with_unit(start, fmt_time, "start"),
+            stop=_with_unit(stop, fmt_time, "stop"),
+            mean_interarrival=_with_unit(mean_interarrival, fmt_time, "mean_interarrival"),
             size=copy.deepcopy(size),
             cc=copy.deepcopy(cc),
             transport=_transport(transport),
@@ -297,10 +322,10 @@ class Scenario:
             client=client,
             server=server,
             count=count,
-            start=fmt_time(start),
-            stop=None if stop is None else fmt_time(stop),
-            request=fmt_size(request),
-            response=fmt_size(response),
+            start=_with_unit(start, fmt_time, "start"),
+            stop=_with_unit(stop, fmt_time, "stop"),
+            request=_with_unit(request, fmt_size, "request"),
+            response=_with_unit(response, fmt_size, "response"),
             cc=copy.deepcopy(cc),
             transport=_transport(transport),
             persistent=persistent,
@@ -309,7 +334,7 @@ class Scenario:
 
     def metrics(self, *, interval: str | Number) -> Scenario:
         """Time-series sampling interval; ``"0s"`` disables the series tables."""
-        self._data["metrics"] = {"interval": fmt_time(interval)}
+        self._data["metrics"] = {"interval": _with_unit(interval, fmt_time, "interval")}
         return self
 
     # -- conversion ------------------------------------------------------------------------
@@ -373,11 +398,11 @@ def _transport(transport: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     out = dict(transport)
     for key in ("mss", "header"):
-        if key in out and not isinstance(out[key], str):
-            out[key] = fmt_size(out[key])
+        if key in out:
+            out[key] = _with_unit(out[key], fmt_size, f"transport.{key}")
     for key in ("delayed_ack", "min_rto", "initial_rto"):
-        if key in out and not isinstance(out[key], (str, bool)):
-            out[key] = fmt_time(out[key])
+        if key in out and not isinstance(out[key], bool):
+            out[key] = _with_unit(out[key], fmt_time, f"transport.{key}")
     return out
 
 

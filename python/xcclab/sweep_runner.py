@@ -44,6 +44,7 @@ from typing import Any
 
 from ._fsutil import write_text_atomic
 from .executor import run_tasks
+from .isolated import Limits
 from .sweep_spec import Point, SpecLike, SweepSpec, column_name, load_spec
 
 MANIFEST_FORMAT = "xcclab-sweep/1"
@@ -158,13 +159,16 @@ def sweep(
     local_cluster: bool = False,
     progress: bool = True,
     base_dir: str | os.PathLike[str] | None = None,
+    limits: Limits | None = None,
 ) -> SweepResult:
     """Expand ``spec`` and run every point not finished yet; write the manifest.
 
     ``jobs`` is the number of local worker processes (default: all cores). ``scheduler`` is the
     address of a Dask distributed scheduler (``tcp://host:8786``); ``local_cluster=True`` starts a
     :class:`dask.distributed.LocalCluster` with ``jobs`` workers. Returns a :class:`SweepResult`;
-    failed points are in its manifest, not raised.
+    failed points are in its manifest, not raised. ``limits``: a time and a memory limit per
+    point (:class:`xcclab.isolated.Limits`); a point past either is killed and recorded as
+    failed with the limit it passed.
     """
     sp = load_spec(spec, base_dir=base_dir)
     out = Path(out)
@@ -190,6 +194,7 @@ def sweep(
                 scheduler=scheduler,
                 local_cluster=local_cluster,
                 on_done=lambda: bar.update(1),
+                limits=limits,
             )
         finally:
             bar.close()

@@ -254,3 +254,50 @@ def test_bench_runs_scale_scenarios_only_when_named(tmp_path):
     assert [f.name for f in find_scenarios(tmp_path, None)] == ["one.toml"]
     named = find_scenarios(tmp_path, ["big", "fluid", "one"])
     assert [f.name for f in named] == ["big.scale.toml", "fluid.session.json", "one.toml"]
+
+
+class PanicException(BaseException):
+    """Stands for ``pyo3_runtime.PanicException`` (a Rust panic), matched by name."""
+
+
+def test_a_rust_panic_is_one_error_line_with_the_log(fake_native, scenario_file, tmp_path, capsys):
+    fake_native.fail = PanicException("index out of bounds")
+    fake_native.panic_log_path = lambda: "/tmp/xcc-panic-1.log"
+    got, _, err = run_cli(capsys, "run", str(scenario_file), "--out", str(tmp_path / "o"))
+    assert got == cli.EXIT_INTERNAL
+    assert err == (
+        "xcc: error: internal error (a bug in xcclab, please report it): index out of bounds; "
+        "the backtrace is in /tmp/xcc-panic-1.log\n"
+    )
+
+
+def test_run_reports_each_stage_with_its_time_unless_quiet(
+    fake_native, scenario_file, tmp_path, capsys
+):
+    code, _, err = run_cli(capsys, "run", str(scenario_file), "--out", str(tmp_path / "a"))
+    assert code == 0
+    stages = [line.split(":")[1].strip() for line in err.splitlines() if line.startswith("xcc: ")]
+    assert stages == ["simulate", "tables and max-min references", f"write {tmp_path / 'a'}"]
+    assert all(line.endswith(" s") for line in err.splitlines() if line.startswith("xcc: "))
+    code, _, err = run_cli(capsys, "run", str(scenario_file), "--out", str(tmp_path / "b"), "-q")
+    assert code == 0 and err == ""
+
+
+@pytest.mark.native
+def test_the_native_module_logs_panics_to_a_file():
+    from xcclab import _native
+
+    assert _native.panic_log_path().endswith(f"xcc-panic-{__import__('os').getpid()}.log")
+
+
+@pytest.mark.native
+def test_a_flow_that_delivers_nothing_is_warned_about(tmp_path, capsys):
+    path = tmp_path / "slow.toml"
+    path.write_text(
+        'name = "slow"\nduration = "2s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "10Mbps"\ndelay = "10s"\nbuffer = "100pkt"\n'
+        '[[flow]]\nname = "f"\nsrc = "a"\ndst = "b"\n'
+    )
+    code, out, _ = run_cli(capsys, "run", str(path), "--out", str(tmp_path / "o"), "-q")
+    assert code == 0
+    assert "warning: flow 'f' delivered nothing in its 2 s (sent 0 B" in out

@@ -66,6 +66,70 @@ def test_routes_follow_the_simulators_rule():
     assert [names[i] for i in routes[2]] == ["src2->r2", "r2->r3", "r3->dst2"]
 
 
+def _routes_one_tree_per_source(scenario):
+    """The rule by brute force: a Dijkstra tree from every flow's own source."""
+    import heapq
+
+    nodes, links = scenario["nodes"], scenario["links"]
+    out = [[] for _ in nodes]
+    for lid, link in enumerate(links):
+        out[link["from"]].append(lid)
+    routes = []
+    for flow in scenario["flows"]:
+        best = {flow["src"]: (0, 0)}
+        parent = {}
+        heap = [(0, 0, flow["src"])]
+        while heap:
+            h, d, u = heapq.heappop(heap)
+            if (h, d) > best[u]:
+                continue
+            for lid in out[u]:
+                v, cand = links[lid]["to"], (h + 1, d + links[lid]["delay_ns"])
+                if cand < best.get(v, (math.inf, math.inf)):
+                    best[v], parent[v] = cand, lid
+                    if nodes[v]["kind"] != "host":
+                        heapq.heappush(heap, (cand[0], cand[1], v))
+        path, v = [], flow["dst"]
+        while v != flow["src"]:
+            path.append(parent[v])
+            v = links[parent[v]]["from"]
+        routes.append(path[::-1])
+    return routes
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_shared_trees_give_the_routes_of_one_tree_per_source(seed):
+    """Random graphs with equal-cost ties, single- and multi-homed hosts: sharing a router's
+    tree among its single-homed hosts changes no route."""
+    import random
+
+    rng = random.Random(seed)
+    n_routers, n_hosts = rng.randint(2, 7), rng.randint(2, 8)
+    nodes = [{"kind": "router"}] * n_routers + [{"kind": "host"}] * n_hosts
+    links = []
+
+    def duplex(a, b, delay):
+        links.append({"from": a, "to": b, "delay_ns": delay})
+        links.append({"from": b, "to": a, "delay_ns": delay})
+
+    for r in range(1, n_routers):  # a random tree, then extra links, delays with ties
+        duplex(rng.randrange(r), r, rng.choice([1, 1, 2, 5]))
+    for _ in range(rng.randint(0, n_routers)):
+        a, b = rng.sample(range(n_routers), 2)
+        duplex(a, b, rng.choice([1, 1, 2, 5]))
+    for h in range(n_routers, n_routers + n_hosts):
+        for r in rng.sample(range(n_routers), rng.choice([1, 1, 1, 2])):
+            duplex(h, r, rng.choice([0, 1]))
+    hosts = list(range(n_routers, n_routers + n_hosts))
+    flows = [
+        {"name": f"f{k}", "src": a, "dst": b}
+        for k, (a, b) in enumerate((rng.choice(hosts), rng.choice(hosts)) for _ in range(12))
+        if a != b
+    ]
+    scenario = {"nodes": nodes, "links": links, "flows": flows}
+    assert flow_routes(scenario) == _routes_one_tree_per_source(scenario)
+
+
 @pytest.mark.native
 @pytest.mark.parametrize("cc", ["newreno", *PROTOCOLS])
 def test_header_bytes_match_the_simulated_data_packets(cc):

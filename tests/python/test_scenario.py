@@ -20,9 +20,9 @@ from xcclab.scenario import fmt_rate, fmt_size, fmt_time
 
 
 def build() -> Scenario:
-    sc = Scenario("two", duration=10, description="d", seed=7)
+    sc = Scenario("two", duration=fmt_time(10), description="d", seed=7)
     sc.add_host("s{i}", count=2).add_host("d{i}", count=2).add_router("r1").add_router("r2")
-    sc.add_link("s{i}", "r1", rate=1e9, delay=0.001, count=2)
+    sc.add_link("s{i}", "r1", rate=fmt_rate(1e9), delay=fmt_time(0.001), count=2)
     sc.add_link(
         "r1",
         "r2",
@@ -30,7 +30,7 @@ def build() -> Scenario:
         delay="10ms",
         buffer=100,
         queue={"kind": "red", "min_th": "30pkt", "max_th": "90pkt", "max_p": 0.1},
-        reverse={"rate": 10e6, "buffer": "unlimited"},
+        reverse={"rate": fmt_rate(10e6), "buffer": "unlimited"},
     )
     sc.add_link("r2", "d{i}", rate="1Gbps", delay="1ms", count=2, loss=0.01)
     sc.add_flow(
@@ -38,24 +38,44 @@ def build() -> Scenario:
         src="s{i}",
         dst="d{i}",
         count=2,
-        stop=9.5,
-        size=10_000_000,
+        stop=fmt_time(9.5),
+        size=fmt_size(10_000_000),
         cc={"kind": "newreno", "initial_window": 2},
-        transport={"mss": 1460, "ecn": True, "delayed_ack": False, "min_rto": 0.2},
+        transport={
+            "mss": fmt_size(1460),
+            "ecn": True,
+            "delayed_ack": False,
+            "min_rto": fmt_time(0.2),
+        },
     )
-    sc.add_flow("u", src="s1", dst="d1", kind="cbr", rate=4e8, packet_size=1500, start=1)
+    sc.add_flow(
+        "u",
+        src="s1",
+        dst="d1",
+        kind="cbr",
+        rate=fmt_rate(4e8),
+        packet_size=fmt_size(1500),
+        start="1s",
+    )
     sc.add_arrivals(
         "mice",
         src="s1",
         dst="d1",
-        mean_interarrival=0.2,
+        mean_interarrival=fmt_time(0.2),
         size={"dist": "pareto", "mean": "150KB", "shape": 1.4},
         stop="9s",
     )
     sc.add_transactions(
-        "http", client="d2", server="s2", count=20, request=62, response="4KB", start=2, stop=4
+        "http",
+        client="d2",
+        server="s2",
+        count=20,
+        request="62B",
+        response="4KB",
+        start="2s",
+        stop="4s",
     )
-    sc.metrics(interval=0.1)
+    sc.metrics(interval="100ms")
     return sc
 
 
@@ -102,6 +122,40 @@ def test_builder_produces_the_toml_structure():
     assert d["transactions"][0]["request"] == "62B"
     assert d["metrics"] == {"interval": "100ms"}
     assert json.loads(build().to_json()) == d
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda sc: sc.add_link("a", "b", rate="1Gbps", delay=10),
+        lambda sc: sc.add_link("a", "b", rate=1e9, delay="1ms"),
+        lambda sc: sc.add_link("a", "b", rate="1Gbps", delay="1ms", jitter=0.001),
+        lambda sc: sc.add_link("a", "b", rate="1Gbps", delay="1ms", reverse={"delay": 5}),
+        lambda sc: sc.add_flow("f", src="a", dst="b", start=1),
+        lambda sc: sc.add_flow("f", src="a", dst="b", size=1500),
+        lambda sc: sc.add_flow("f", src="a", dst="b", kind="cbr", rate=1e6),
+        lambda sc: sc.add_flow("f", src="a", dst="b", transport={"min_rto": 0.2}),
+        lambda sc: sc.add_flow("f", src="a", dst="b", transport={"mss": 1460}),
+        lambda sc: sc.metrics(interval=0.1),
+        lambda sc: Scenario("x", duration=10),
+    ],
+)
+def test_bare_numbers_are_refused_as_in_toml(call):
+    """``delay=10`` could be 10 ms or 10 s: the builder refuses it (a TOML file refuses "10"),
+    naming the field and both ways to write it."""
+    with pytest.raises(ScenarioError, match="bare number has no unit") as exc:
+        call(Scenario("x", duration="1s"))
+    assert "fmt_" in str(exc.value)
+
+
+def test_zero_and_explicit_conversions_need_no_unit():
+    sc = Scenario("x", duration=fmt_time(2))
+    sc.add_link("a", "b", rate=fmt_rate(1e9), delay=0, buffer=100)
+    sc.add_flow("f", src="a", dst="b", start=0)
+    d = sc.to_dict()
+    assert d["duration"] == "2s"
+    assert d["link"][0]["delay"] == "0s" and d["link"][0]["rate"] == "1Gbps"
+    assert d["flow"][0]["start"] == "0s"
 
 
 def test_to_dict_is_a_copy():

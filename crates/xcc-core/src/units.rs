@@ -50,21 +50,65 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
     to_integer(s, v, scale)
 }
 
-/// A rate in bit/s: `bps`, `kbps`, `Mbps`, `Gbps`, `Tbps` (decimal; case of the prefix ignored).
+/// A rate in bit/s. Bits are a lower-case `b`, bytes an upper-case `B` (the IEC/SI convention
+/// network papers follow): `bps`, `kbps`, `Mbps`, `Gbps`, `Tbps` (also `bit/s`, `kbit/s`, ...)
+/// are bits per second; `Bps`, `kBps`, `MBps`, `GBps`, `TBps` (also `B/s`, `kB/s`, ...) are
+/// bytes per second, eight times as many bits. Case matters: a spelling whose case hides
+/// which one is meant (`gbps`, `MBPS`, `mbps`: milli?) is refused, never guessed.
 pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
     let (v, unit) = split_number(s)?;
-    let scale = match unit.to_ascii_lowercase().as_str() {
-        "bps" | "bit/s" => 1.0,
-        "kbps" | "kbit/s" => 1e3,
-        "mbps" | "mbit/s" => 1e6,
-        "gbps" | "gbit/s" => 1e9,
-        "tbps" | "tbit/s" => 1e12,
-        _ => return Err(format!("'{s}': expected a rate like \"622Mbps\" (units bps, kbps, Mbps, Gbps, Tbps)")),
+    let scale = match rate_unit_scale(unit) {
+        Some(scale) => scale,
+        None => return Err(rate_unit_error(s, unit)),
     };
     if v < 0.0 {
         return Err(format!("'{s}': a rate cannot be negative"));
     }
     to_integer(s, v, scale)
+}
+
+/// Bits per second in one `unit`, for the exact (case-sensitive) spellings `parse_rate_bps`
+/// accepts.
+fn rate_unit_scale(unit: &str) -> Option<f64> {
+    let (prefix, per_unit) = if let Some(p) = unit.strip_suffix("bps").or_else(|| unit.strip_suffix("bit/s")) {
+        (p, 1.0)
+    } else if let Some(p) = unit.strip_suffix("Bps").or_else(|| unit.strip_suffix("B/s")) {
+        (p, 8.0)
+    } else {
+        return None;
+    };
+    let prefix_scale = match prefix {
+        "" => 1.0,
+        // SI writes kilo `k`; `K` is common for rates and cannot mean anything else.
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        _ => return None,
+    };
+    Some(prefix_scale * per_unit)
+}
+
+/// The error for a rate unit `parse_rate_bps` does not accept: for a spelling that differs from
+/// an accepted one only in case, which ones it could have meant.
+fn rate_unit_error(s: &str, unit: &str) -> String {
+    const SPELLINGS: [&str; 20] = [
+        "bps", "kbps", "Kbps", "Mbps", "Gbps", "Tbps", "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s", "Bps", "kBps",
+        "KBps", "MBps", "GBps", "TBps", "B/s", "MB/s", "GB/s",
+    ];
+    let near: Vec<&str> = SPELLINGS.iter().copied().filter(|c| c.eq_ignore_ascii_case(unit) && *c != unit).collect();
+    if near.is_empty() {
+        format!(
+            "'{s}': expected a rate like \"622Mbps\" (bits: bps, kbps, Mbps, Gbps, Tbps; bytes: Bps, kBps, \
+             MBps, GBps, TBps)"
+        )
+    } else {
+        format!(
+            "'{s}': ambiguous rate unit '{unit}': units are case-sensitive, 'b' is bits and 'B' bytes; \
+             write one of {}",
+            near.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ")
+        )
+    }
 }
 
 /// A size in bytes: `B`, `KB`, `MB`, `GB` (decimal), `KiB`, `MiB`, `GiB` (binary).
@@ -156,7 +200,7 @@ mod tests {
     fn parses_the_units_papers_use() {
         assert_eq!(parse_rate_bps("622Mbps"), Ok(622_000_000));
         assert_eq!(parse_rate_bps("1Gbps"), Ok(1_000_000_000));
-        assert_eq!(parse_rate_bps("2.5 gbps"), Ok(2_500_000_000));
+        assert_eq!(parse_rate_bps("2.5 Gbps"), Ok(2_500_000_000));
         assert_eq!(parse_duration_ns("14.5ms"), Ok(14_500_000));
         assert_eq!(parse_duration_ns("1us"), Ok(1_000));
         assert_eq!(parse_duration_ns("60s"), Ok(60_000_000_000));
@@ -175,5 +219,102 @@ mod tests {
         assert!(parse_bytes("ten B").is_err());
         assert!(parse_amount("unlimited", false).is_err());
         assert!(parse_amount("-3pkt", true).is_err());
+    }
+
+    /// Every rate spelling: bits with a lower-case `b`, bytes with an upper-case `B` (x8).
+    #[test]
+    fn every_rate_spelling_reads_bits_or_bytes() {
+        let cases: &[(&str, u64)] = &[
+            ("1bps", 1),
+            ("1kbps", 1_000),
+            ("1Kbps", 1_000),
+            ("1Mbps", 1_000_000),
+            ("1Gbps", 1_000_000_000),
+            ("1Tbps", 1_000_000_000_000),
+            ("1bit/s", 1),
+            ("1kbit/s", 1_000),
+            ("1Kbit/s", 1_000),
+            ("1Mbit/s", 1_000_000),
+            ("1Gbit/s", 1_000_000_000),
+            ("1Tbit/s", 1_000_000_000_000),
+            ("1Bps", 8),
+            ("1kBps", 8_000),
+            ("1KBps", 8_000),
+            ("1MBps", 8_000_000),
+            ("1GBps", 8_000_000_000),
+            ("1TBps", 8_000_000_000_000),
+            ("1B/s", 8),
+            ("1kB/s", 8_000),
+            ("1KB/s", 8_000),
+            ("1MB/s", 8_000_000),
+            ("1GB/s", 8_000_000_000),
+            ("1TB/s", 8_000_000_000_000),
+        ];
+        for &(text, bps) in cases {
+            assert_eq!(parse_rate_bps(text), Ok(bps), "{text}");
+        }
+        // The issue's case: gigabytes per second are 8 Gbit/s, never 1 Gbit/s.
+        assert_eq!(parse_rate_bps("1GBps"), Ok(8_000_000_000));
+    }
+
+    /// A spelling whose case hides bits or bytes (or milli against mega) is an error that
+    /// names the spellings it could mean.
+    #[test]
+    fn ambiguous_rate_spellings_are_errors() {
+        for text in ["1gbps", "1GBPS", "1mbps", "1MBPS", "1tbps", "1BPS", "1gbit/s", "1mb/s", "1gb/s"] {
+            let err = parse_rate_bps(text).unwrap_err();
+            assert!(err.contains("ambiguous") && err.contains("case-sensitive"), "{text}: {err}");
+        }
+        let err = parse_rate_bps("1gbps").unwrap_err();
+        assert!(err.contains("\"Gbps\"") && err.contains("\"GBps\""), "{err}");
+        for text in ["1Mbs", "1Mb", "1M", "1 Mbits", "1xbps", "1mBps"] {
+            assert!(parse_rate_bps(text).is_err(), "{text}");
+        }
+    }
+
+    /// Every size spelling; `b` (bits) is not a size, and case matters.
+    #[test]
+    fn every_size_spelling_reads_bytes() {
+        let cases: &[(&str, u64)] = &[
+            ("3B", 3),
+            ("3KB", 3_000),
+            ("3kB", 3_000),
+            ("3MB", 3_000_000),
+            ("3GB", 3_000_000_000),
+            ("3KiB", 3 * 1024),
+            ("3MiB", 3 * 1024 * 1024),
+            ("3GiB", 3 * 1024 * 1024 * 1024),
+        ];
+        for &(text, bytes) in cases {
+            assert_eq!(parse_bytes(text), Ok(bytes), "{text}");
+        }
+        for text in ["3b", "3kb", "3Kb", "3mb", "3Mb", "3gb", "3kib", "3MIB", "3bytes"] {
+            assert!(parse_bytes(text).is_err(), "{text}");
+        }
+    }
+
+    /// Every time spelling, and the ones refused (case matters: `MS` or `S` are not times).
+    #[test]
+    fn every_time_spelling() {
+        let cases: &[(&str, u64)] =
+            &[("2ns", 2), ("2us", 2_000), ("2µs", 2_000), ("2ms", 2_000_000), ("2s", 2_000_000_000)];
+        for &(text, ns) in cases {
+            assert_eq!(parse_duration_ns(text), Ok(ns), "{text}");
+        }
+        for text in ["2", "2MS", "2S", "2Ms", "2sec", "2min"] {
+            assert!(parse_duration_ns(text).is_err(), "{text}");
+        }
+    }
+
+    /// Packet amounts and their spellings.
+    #[test]
+    fn every_amount_spelling() {
+        for text in ["5pkt", "5pkts", "5packets"] {
+            assert_eq!(parse_amount(text, false), Ok(Amount::Packets(5.0)), "{text}");
+        }
+        assert_eq!(parse_amount("5KB", false), Ok(Amount::Bytes(5000.0)));
+        for text in ["5PKT", "5p", "5", "5kb"] {
+            assert!(parse_amount(text, true).is_err(), "{text}");
+        }
     }
 }

@@ -11,6 +11,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+mod panic_log;
+
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
@@ -345,8 +347,16 @@ fn emu_main(py: Python<'_>, args: Vec<String>) -> i32 {
     py.allow_threads(|| xcc_emu::run::cli::main(&args))
 }
 
+/// Where a Rust panic in this process is logged (message, location, backtrace).
+#[pyfunction]
+fn panic_log_path() -> String {
+    panic_log::panic_log_path().display().to_string()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    panic_log::install();
+    m.add_function(wrap_pyfunction!(panic_log_path, m)?)?;
     m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

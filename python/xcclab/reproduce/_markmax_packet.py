@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..scenario import Scenario
+from ..scenario import Scenario, fmt_rate, fmt_time
 from . import markmax_s1_dt as dt
 from .report import jain_index
 from .seeds import seeded_cells
@@ -111,26 +111,37 @@ def scenario(
     n = len(deltas_ns)
     sc = Scenario(name, duration=f"{t_f_s}s", description=description, seed=seed)
     sc.add_host("s{i}", count=n).add_host("d{i}", count=n)
-    jitter = jitter_ns * 1e-9 if jitter_ns else None
+    jitter = fmt_time(jitter_ns * 1e-9) if jitter_ns else None
     if reverse_delta_ns is not None:
         sc.add_host(f"s{n + 1}").add_host(f"d{n + 1}")
     sc.add_router("S").add_router("D")
     delays = [access_delay_ns(d) for d in deltas_ns]
     for i, a in enumerate(delays, 1):
         sc.add_link(
-            f"s{i}", "S", rate=ACCESS_BPS, delay=f"{a}ns", buffer="unlimited", jitter=jitter
+            f"s{i}",
+            "S",
+            rate=fmt_rate(ACCESS_BPS),
+            delay=f"{a}ns",
+            buffer="unlimited",
+            jitter=jitter,
         )
     buffer, q = queue(kind)
     reverse = None if kind == "dt" else {"buffer": BUFFER_PKT, "queue": "droptail"}
     sc.add_link(
-        "S", "D", rate=MU_BPS, delay=A_BTL_NS * 1e-9, buffer=buffer, queue=q, reverse=reverse
+        "S",
+        "D",
+        rate=fmt_rate(MU_BPS),
+        delay=fmt_time(A_BTL_NS * 1e-9),
+        buffer=buffer,
+        queue=q,
+        reverse=reverse,
     )
     for i, a in enumerate(delays, 1):
-        sc.add_link("D", f"d{i}", rate=ACCESS_BPS, delay=f"{a}ns", buffer="unlimited")
+        sc.add_link("D", f"d{i}", rate=fmt_rate(ACCESS_BPS), delay=f"{a}ns", buffer="unlimited")
     if reverse_delta_ns is not None:
         a = access_delay_ns(reverse_delta_ns)
-        sc.add_link(f"s{n + 1}", "D", rate=ACCESS_BPS, delay=f"{a}ns", buffer="unlimited")
-        sc.add_link("S", f"d{n + 1}", rate=ACCESS_BPS, delay=f"{a}ns", buffer="unlimited")
+        sc.add_link(f"s{n + 1}", "D", rate=fmt_rate(ACCESS_BPS), delay=f"{a}ns", buffer="unlimited")
+        sc.add_link("S", f"d{n + 1}", rate=fmt_rate(ACCESS_BPS), delay=f"{a}ns", buffer="unlimited")
     cc = {"kind": "newreno", "initial_window": 2}
     sc.add_flow("f{i}", src="s{i}", dst="d{i}", count=n, start="0s", cc=cc, transport=TRANSPORT)
     if reverse_delta_ns is not None:

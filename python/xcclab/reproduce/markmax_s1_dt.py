@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..claims import Claim, Point
-from ..scenario import Scenario, fmt_time
+from ..scenario import Scenario, fmt_rate, fmt_time
 from .experiment import Experiment
 from .paper_claims import quote, table_points
 from .report import (
@@ -133,13 +133,27 @@ def scenario(
     sc.add_host("s{i}", count=2).add_host("d{i}", count=2)
     sc.add_router("S").add_router("D")
     for i, a in ((1, a1), (2, a2)):
-        jitter = jitter_ns * 1e-9 if jitter_ns else None
+        jitter = fmt_time(jitter_ns * 1e-9) if jitter_ns else None
         sc.add_link(
-            f"s{i}", "S", rate=ACCESS_BPS, delay=a * 1e-9, buffer="unlimited", jitter=jitter
+            f"s{i}",
+            "S",
+            rate=fmt_rate(ACCESS_BPS),
+            delay=fmt_time(a * 1e-9),
+            buffer="unlimited",
+            jitter=jitter,
         )
-    sc.add_link("S", "D", rate=MU_BPS, delay=a_btl_ns * 1e-9, buffer=BUFFER_PKT, queue="droptail")
+    sc.add_link(
+        "S",
+        "D",
+        rate=fmt_rate(MU_BPS),
+        delay=fmt_time(a_btl_ns * 1e-9),
+        buffer=BUFFER_PKT,
+        queue="droptail",
+    )
     for i, a in ((1, a1), (2, a2)):
-        sc.add_link("D", f"d{i}", rate=ACCESS_BPS, delay=a * 1e-9, buffer="unlimited")
+        sc.add_link(
+            "D", f"d{i}", rate=fmt_rate(ACCESS_BPS), delay=fmt_time(a * 1e-9), buffer="unlimited"
+        )
     sc.add_flow(
         "f{i}",
         src="s{i}",

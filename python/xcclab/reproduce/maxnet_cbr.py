@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..claims import Bound, Claim, Point, Qualitative
-from ..scenario import Scenario
+from ..scenario import Scenario, fmt_rate
 from .experiment import Experiment
 from .paper_claims import quote
 from .report import (
@@ -53,7 +53,7 @@ def scenario(scale: float = 1.0) -> Scenario:
     sc.add_link(
         "r1",
         "r2",
-        rate=C_BPS,
+        rate=fmt_rate(C_BPS),
         delay="14.5ms",
         buffer="unlimited",
         queue={"kind": "maxnet", "mu": MU},
@@ -65,7 +65,7 @@ def scenario(scale: float = 1.0) -> Scenario:
         src="cbr",
         dst="dst",
         kind="cbr",
-        rate=CBR_BPS,
+        rate=fmt_rate(CBR_BPS),
         packet_size="1500B",
         start=f"{CBR_START_S * scale:g}s",
         stop=f"{CBR_STOP_S * scale:g}s",

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..claims import Bound, Claim, Point, Qualitative, Reference, Shape
-from ..scenario import Scenario
+from ..scenario import Scenario, fmt_rate
 from .experiment import Experiment
 from .paper_claims import quote
 from .report import (
@@ -67,8 +67,8 @@ def scenario(scale: float = 1.0, connection: str = "handshake") -> Scenario:
     for h, r in (("red", "A"), ("green", "A"), ("blue", "B"), ("yellow", "C")):
         sc.add_link(h, r, rate="10Gbps", delay=0, buffer="unlimited")
     maxnet = {"kind": "maxnet", "mu": MU}
-    sc.add_link("A", "B", rate=C1, delay="14.5ms", buffer="unlimited", queue=maxnet)
-    sc.add_link("B", "C", rate=C2, delay="75ms", buffer="unlimited", queue=maxnet)
+    sc.add_link("A", "B", rate=fmt_rate(C1), delay="14.5ms", buffer="unlimited", queue=maxnet)
+    sc.add_link("B", "C", rate=fmt_rate(C2), delay="75ms", buffer="unlimited", queue=maxnet)
     for name, src, dst, _, start, stop in FLOWS:
         stop_at = None if stop >= 120 else f"{stop * scale:g}s"
         sc.add_flow(

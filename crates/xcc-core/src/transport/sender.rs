@@ -28,7 +28,12 @@
 //!   segments above it are SACKed (`IsLost`, section 4); recovery starts on that or on
 //!   `dupthresh` duplicate ACKs, and lost holes are retransmitted before new data, each at most
 //!   once per recovery (a lost retransmission is left to the RTO). Partial ACKs are handled as
-//!   without SACK, which covers holes the SACK information cannot prove lost.
+//!   without SACK, which covers holes the SACK information cannot prove lost. During recovery a
+//!   segment not SACKed, not marked lost and last sent more than one RTO ago is marked lost
+//!   (Linux 2.6-3.x `tcp_timeout_skbs`, on by default through FACK: since every ACK of new
+//!   data restarts the RTO, a recovery that acknowledges one hole per RTT would otherwise keep
+//!   a lost tail "in flight" forever: issue #35's MaxNet flow held 4 MB that way for 30 s).
+//!   The scan stops at the first segment sent within the RTO, as Linux's does.
 //! - **Retransmission timer (RFC 6298).** Armed when data leaves and none is outstanding,
 //!   restarted by ACKs of new data, stopped when all is acknowledged. RTT samples come from the
 //!   echoed timestamp of every ACK that advances `snd_una` (RFC 7323 section 4.1: timestamps
@@ -53,6 +58,13 @@
 //! - **Probes.** A controller may ask for rate probes ([`Controller::probe_due`]): payload-less
 //!   data segments with [`Flags::PROBE`], outside the sequence space, sent only while the flow
 //!   has data to send; their ACKs carry feedback and nothing else.
+//!
+//! - **Window bound.** The window the sender uses is the controller's, capped at
+//!   [`MAX_WINDOW_BYTES`] (TCP's largest window, RFC 7323 section 2.3) and at
+//!   [`MAX_WINDOW_SEGMENTS`] segments: the scoreboard, the receiver's reorder list and the
+//!   queues a flow fills grow with the window, so a controller that asks for more (a bug, or a
+//!   law outside its range) cannot exhaust memory. [`SenderStats::window_capped`] counts the
+//!   packets the cap held back, so a run can say when it bound.
 //!
 //! # Controller hooks, in order
 //!
@@ -121,7 +133,19 @@ pub struct SenderStats {
     pub rto: Dur,
     /// When the last byte of a sized flow was acknowledged.
     pub completed_at: Option<Time>,
+    /// Times a data packet was held back by [`MAX_WINDOW_BYTES`] or [`MAX_WINDOW_SEGMENTS`]
+    /// while the controller's window would have let it go.
+    pub window_capped: u64,
+    /// Segments marked lost because they were last sent more than one RTO ago (SACK recovery).
+    pub timed_out_marks: u64,
 }
+
+/// The largest window in bytes: TCP's (RFC 7323 section 2.3: a 14-bit scale of a 16-bit
+/// window, 2^30 bytes).
+pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
+/// The largest window in segments, for tiny MSS: 2^20 scoreboard entries (8 MiB plus the send
+/// times, 8 MiB) per flow.
+pub const MAX_WINDOW_SEGMENTS: u64 = 1 << 20;
 
 /// Scoreboard flag: the receiver holds this segment (RFC 2018).
 const SACKED: u8 = 1;
@@ -172,6 +196,10 @@ pub struct Sender<C: Controller = AnyController> {
     snd_max: u32,
     /// Entry `i` describes segment `snd_una + i`, for every segment in `[snd_una, snd_max)`.
     board: VecDeque<SegState>,
+    /// Entry `i`: when segment `snd_una + i` was last sent (timed-out marking in recovery).
+    sent_at: VecDeque<Time>,
+    /// Segments below this were checked by the timed-out marking (Linux's scoreboard hint).
+    timeout_scan: u32,
     /// RFC 6675 pipe from the scoreboard flags, in payload bytes.
     pipe: u64,
     /// RFC 5681 FlightSize: payload bytes in `[snd_una, snd_max)`.
@@ -270,6 +298,8 @@ impl<C: Controller> Sender<C> {
             snd_una: 0,
             snd_max: 0,
             board: VecDeque::with_capacity(64),
+            sent_at: VecDeque::with_capacity(64),
+            timeout_scan: 0,
             pipe: 0,
             out_bytes: 0,
             reno_sacked: 0,
@@ -463,6 +493,7 @@ impl<C: Controller> Sender<C> {
         }
         if self.in_recovery && self.cfg.sack {
             self.mark_sack_losses();
+            self.mark_timed_out(now);
         }
 
         // RFC 3168 section 6.1.2: react to ECE once per window, not during loss recovery.
@@ -531,7 +562,7 @@ impl<C: Controller> Sender<C> {
     /// A probe, if the controller wants one now and the flow still has data to move.
     fn poll_probe(&mut self, now: Time) -> Option<Packet> {
         let due = self.cc.probe_due()?;
-        if due > now || (self.snd_una >= self.snd_max && !self.has_new_data()) {
+        if due > now || !self.may_probe() {
             return None;
         }
         self.cc.on_probe_sent(now);
@@ -550,6 +581,15 @@ impl<C: Controller> Sender<C> {
             },
             cc,
         })
+    }
+
+    /// Probes go only while the flow has data to move: outstanding or still to send. A probe
+    /// the flow may not send is no wake-up either: a stopped flow with everything acknowledged
+    /// would otherwise be woken at the same instant forever (found by the scenario fuzzer,
+    /// seed 27: an RCP flow stopped at 1.5 s hung the run).
+    #[inline]
+    fn may_probe(&self) -> bool {
+        self.snd_una < self.snd_max || self.has_new_data()
     }
 
     /// The next packet to send now, if the window, the pacer and the data allow one.
@@ -590,6 +630,12 @@ impl<C: Controller> Sender<C> {
                 self.pacer_backlogged = false;
                 return None;
             }
+            if flight > 0 && (flight.saturating_add(payload) > MAX_WINDOW_BYTES || self.board_full(retx)) {
+                self.stats.window_capped += 1;
+                self.pacing_blocked = false;
+                self.pacer_backlogged = false;
+                return None;
+            }
             if pacing.is_some() && self.next_send > now {
                 self.pacing_blocked = true;
                 self.pacer_backlogged = true;
@@ -614,7 +660,7 @@ impl<C: Controller> Sender<C> {
         };
         take(self.rto_deadline);
         take(self.pacing_blocked.then_some(self.next_send));
-        if self.rate_based {
+        if self.rate_based && self.may_probe() {
             take(self.cc.probe_due());
         }
         t
@@ -675,6 +721,7 @@ impl<C: Controller> Sender<C> {
         self.sack_lost_bound = self.snd_una;
         self.lost_upto = self.snd_max;
         self.lost_hi = self.snd_max;
+        self.timeout_scan = self.snd_max;
         self.rtx_scan = self.snd_una;
         self.force_rtx = true;
         self.rto_deadline = Some(now + self.rtt.rto());
@@ -798,6 +845,7 @@ impl<C: Controller> Sender<C> {
         if retx {
             let i = (seq - self.snd_una) as usize;
             self.set_flags(i, self.board[i].flags | RETX, payload);
+            self.sent_at[i] = now;
             self.stats.retransmits += 1;
             if let Some(r) = self.rate.as_deref_mut() {
                 r.on_sent(now, i, false, false);
@@ -808,6 +856,7 @@ impl<C: Controller> Sender<C> {
                 r.on_sent(now, index, true, self.snd_una == self.snd_max);
             }
             self.board.push_back(SegState::default());
+            self.sent_at.push_back(now);
             self.snd_max += 1;
             self.pipe += payload;
             self.out_bytes += payload;
@@ -895,6 +944,7 @@ impl<C: Controller> Sender<C> {
         let mut bytes = 0;
         for seq in self.snd_una..ack {
             let st = self.board.pop_front().unwrap_or_default();
+            self.sent_at.pop_front();
             let b = self.payload(seq);
             bytes += b;
             self.pipe -= pipe_share(st.flags, b);
@@ -909,7 +959,34 @@ impl<C: Controller> Sender<C> {
         self.lost_upto = self.lost_upto.max(ack);
         self.lost_hi = self.lost_hi.max(ack);
         self.rtx_scan = self.rtx_scan.max(ack);
+        self.timeout_scan = self.timeout_scan.max(ack);
         bytes
+    }
+
+    /// New data would take the scoreboard past [`MAX_WINDOW_SEGMENTS`] entries.
+    #[inline]
+    fn board_full(&self, retx: bool) -> bool {
+        !retx && self.board.len() as u64 >= MAX_WINDOW_SEGMENTS
+    }
+
+    /// Marks lost every segment, from the scan point on, that is neither SACKed nor already
+    /// lost and was last sent more than one RTO ago, stopping at the first one sent within the
+    /// RTO (Linux 2.6-3.x `tcp_timeout_skbs` with `tcp_skb_timedout`: `now - when > rto`).
+    fn mark_timed_out(&mut self, now: Time) {
+        let rto = self.rtt.rto();
+        let mut seq = self.timeout_scan.max(self.snd_una);
+        while seq < self.snd_max {
+            let i = (seq - self.snd_una) as usize;
+            if now.saturating_since(self.sent_at[i]) <= rto {
+                break;
+            }
+            if self.board[i].flags & (SACKED | LOST) == 0 {
+                self.mark_lost(seq);
+                self.stats.timed_out_marks += 1;
+            }
+            seq += 1;
+        }
+        self.timeout_scan = seq;
     }
 
     fn enter_recovery(&mut self, now: Time) {
@@ -1423,5 +1500,102 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!((p[0].seg.seq, p[0].seg.payload_bytes), (2, MSS));
         assert_eq!(s.snd_una(), 1, "a probe answer acknowledges nothing");
+    }
+
+    /// Fuzzer seed 27: a rate-based flow stopped with everything acknowledged has a probe due
+    /// that it may not send; its next wake-up must not be that (past) time, or the driver
+    /// wakes it at the same instant forever.
+    #[test]
+    fn a_stopped_rate_based_flow_asks_for_no_probe_wake_up() {
+        use crate::host::{Rcp, RcpConfig};
+        use crate::wire::RcpHeader;
+        let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
+        let mut s = Sender::new(FlowId(1), cfg(), rcp, None, Time::ZERO);
+        assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
+        let mut a = ack_pkt(1, Time::ZERO);
+        a.cc = CongestionHeader::Rcp(RcpHeader { rate: 700.0, rtt_us: 0 });
+        s.stop();
+        s.on_packet(ms(10), &a);
+        assert!(drain(&mut s, ms(10)).is_empty(), "stopped, all acknowledged: nothing to send");
+        assert!(s.controller().probe_due().is_some_and(|t| t <= ms(30)));
+        assert!(drain(&mut s, ms(30)).is_empty());
+        assert!(s.poll_timeout().is_none_or(|t| t > ms(30)), "{:?}", s.poll_timeout());
+    }
+
+    /// A window that drops from 20 segments to 2 at the first loss (MaxNet's window after a
+    /// price spike; test only).
+    #[derive(Debug, Clone)]
+    struct Collapsing {
+        segments: u64,
+    }
+    impl Controller for Collapsing {
+        fn on_ack(&mut self, _: Time, _: &AckEvent) {}
+        fn on_congestion_event(&mut self, _: Time, _: CongestionEvent, _: u64) {
+            self.segments = 2;
+        }
+        fn window_bytes(&self) -> u64 {
+            self.segments * MSS as u64
+        }
+    }
+
+    fn sack_ack(ack: u32, ts: Time, block: Option<(u32, u32)>) -> Packet {
+        let mut p = ack_pkt(ack, ts);
+        if let Some((start, end)) = block {
+            p.seg.sack[0] = SackBlock { start, end };
+            p.seg.sack_len = 1;
+        }
+        p
+    }
+
+    //  t=0    segments 0..19 leave; 0 and 4..19 are lost, 1..3 arrive
+    //  t=100  dup ACKs with SACK 1..3: recovery, the window drops to 2, 0 is resent
+    //  t=200  ACK 4 (partial): 4 resent; RTO 300 ms, 5 was sent 200 ms ago: still in flight
+    //  t=300  ACK 5 (partial): RTO 250 ms, 5..19 were sent 300 ms ago: lost, so 5 and 6 leave
+    //         (without the marking only 5 would, and 14 lost segments would stay "in flight",
+    //         one repaired per RTT, while every partial ACK restarts the RTO)
+    #[test]
+    fn sack_recovery_marks_segments_sent_more_than_an_rto_ago_lost() {
+        let cfg =
+            TransportConfig { mss_bytes: MSS, sack: true, min_rto: Dur::from_ms(10), ..TransportConfig::default() };
+        let mut s = Sender::new(FlowId(1), cfg, Collapsing { segments: 20 }, None, Time::ZERO);
+        assert_eq!(seqs(&drain(&mut s, Time::ZERO)), (0..20).collect::<Vec<_>>());
+        for end in 2..=4 {
+            s.on_packet(ms(100), &sack_ack(0, Time::ZERO, Some((1, end))));
+        }
+        assert!(s.in_recovery());
+        assert_eq!(seqs(&drain(&mut s, ms(100))), vec![0]);
+        s.on_packet(ms(200), &sack_ack(4, ms(100), None));
+        assert_eq!(seqs(&drain(&mut s, ms(200))), vec![4]);
+        assert_eq!(s.stats().timed_out_marks, 0, "5..19 were sent 200 ms ago, within the 300 ms RTO");
+        s.on_packet(ms(300), &sack_ack(5, ms(200), None));
+        assert_eq!(s.stats().timed_out_marks, 14, "6..19 (5 is marked by the partial ACK)");
+        assert_eq!(seqs(&drain(&mut s, ms(300))), vec![5, 6]);
+        assert_eq!(s.bytes_in_flight(), 2 * MSS as u64);
+    }
+
+    /// A controller that asks for an unbounded window gets TCP's largest (2^30 bytes), or
+    /// 2^20 segments with a tiny MSS: the scoreboard cannot grow without bound (issue #35's
+    /// 8 GiB allocation).
+    #[test]
+    fn the_window_is_capped_in_bytes_and_in_segments() {
+        #[derive(Debug, Clone)]
+        struct Unbounded;
+        impl Controller for Unbounded {
+            fn on_ack(&mut self, _: Time, _: &AckEvent) {}
+            fn on_congestion_event(&mut self, _: Time, _: CongestionEvent, _: u64) {}
+            fn window_bytes(&self) -> u64 {
+                u64::MAX
+            }
+        }
+        for (mss, want) in [(1460u32, MAX_WINDOW_BYTES / 1460), (100, MAX_WINDOW_SEGMENTS)] {
+            let cfg = TransportConfig { mss_bytes: mss, ..TransportConfig::default() };
+            let mut s = Sender::new(FlowId(1), cfg, Unbounded, None, Time::ZERO);
+            let mut sent = 0u64;
+            while s.poll_transmit(Time::ZERO).is_some() {
+                sent += 1;
+            }
+            assert_eq!(sent, want, "mss {mss}");
+            assert_eq!(s.stats().window_capped, 1);
+        }
     }
 }

@@ -150,6 +150,21 @@ impl MaxNet {
         self.cfg.pace && self.phase != Phase::Probing && self.tau > 0.0
     }
 
+    /// `tau` is the smallest RTT measured so far (seed 000's "minimum RTT measurement"), so it
+    /// changes: from the SYN's sample to the first data sample, and down as queues drain. The
+    /// window `W = tau D(q) exp(xi - xi*(q))` must not jump when it does: `xi` moves with its
+    /// equilibrium `xi*(q) = alpha q / tau - q / T`, so `xi - xi*` is kept. Left alone, a `tau`
+    /// falling from 280 to 160 ms (a 10,000-packet queue drained) cuts `W` by
+    /// `exp(alpha q (1/0.16 - 1/0.28))`, about 10^4 at q = 5.5 s, and a `tau` rising from the
+    /// SYN's 10 ms to a queued 130 ms multiplies it by 10^145 (issue #35: the 8 GiB abort).
+    fn rebase_xi(&mut self, tau: f64) {
+        if self.phase == Phase::Price && self.tau > 0.0 && tau != self.tau {
+            if let Some(q) = self.q {
+                self.xi += self.cfg.alpha * q * (1.0 / tau - 1.0 / self.tau);
+            }
+        }
+    }
+
     fn price_law(&mut self, now: Time, q: f64) {
         let c = &self.cfg;
         let dt = now.saturating_since(self.last_update).as_secs_f64();
@@ -172,7 +187,9 @@ impl Controller for MaxNet {
         if let (Some(r), true) = (ack.rtt_sample, ack.newly_acked_bytes > 0) {
             self.data_min_rtt = Some(self.data_min_rtt.map_or(r, |m| m.min(r)));
         }
-        self.tau = self.data_min_rtt.unwrap_or(ack.min_rtt).as_secs_f64();
+        let tau = self.data_min_rtt.unwrap_or(ack.min_rtt).as_secs_f64();
+        self.rebase_xi(tau);
+        self.tau = tau;
         match self.phase {
             Phase::Probing => {
                 if let Some(s) = self.spare_bps {
@@ -496,5 +513,37 @@ mod tests {
         let flagged = maxstart_field(3.0);
         e.on_data(Time::ZERO + Dur::from_ms(26), &CongestionHeader::MaxNet(MaxNetHeader { echo: 0, price: flagged }));
         assert_eq!(e.echo(Time::ZERO), CongestionHeader::MaxNet(MaxNetHeader { echo: flagged, price: 0 }));
+    }
+
+    /// Issue #35: `tau` changes under the price law (the SYN's sample, then a queued data
+    /// sample, then the queue drains). The window must stay `tau D(q)` times the same factor,
+    /// not jump by `exp(alpha q (1/tau_old - 1/tau_new))`.
+    #[test]
+    fn a_changing_min_rtt_does_not_make_the_window_jump() {
+        let q = 0.4 * (1e15f64 / 1e9).ln();
+        let mut s = MaxNet::new(MaxNetConfig { maxstart: false, ..MaxNetConfig::default() });
+        s.on_feedback(Time::ZERO, &echo_price(q));
+        // The SYN-ACK: a 10 ms sample, no data acknowledged.
+        s.on_ack(Time::ZERO + Dur::from_ms(10), &ack(10));
+        let w0 = s.window_bytes() as f64;
+        let want0 = 0.010 * 1e15 * (-decode(q) / 0.4).exp() / 8.0;
+        assert!((w0 / want0 - 1.0).abs() < 1e-6, "{w0} vs {want0}");
+        // The first data ACK saw 120 ms of queueing: tau = 130 ms. W = tau D(q), not 10^145 times it.
+        let data = AckEvent {
+            min_rtt: Dur::from_ms(10),
+            rtt_sample: Some(Dur::from_ms(130)),
+            newly_acked_bytes: 1460,
+            ..AckEvent::default()
+        };
+        s.on_ack(Time::ZERO + Dur::from_ms(140), &data);
+        let w1 = s.window_bytes() as f64;
+        let want1 = 0.130 * 1e15 * (-decode(q) / 0.4).exp() / 8.0;
+        assert!((w1 / want1 - 1.0).abs() < 1e-3, "{w1} vs {want1}");
+        // The queue drains: a 20 ms sample. The window follows tau down, it does not collapse.
+        let drained = AckEvent { rtt_sample: Some(Dur::from_ms(20)), ..data };
+        s.on_ack(Time::ZERO + Dur::from_ms(150), &drained);
+        let w2 = s.window_bytes() as f64;
+        let want2 = 0.020 * 1e15 * (-decode(q) / 0.4).exp() / 8.0;
+        assert!((w2 / want2 - 1.0).abs() < 1e-3, "{w2} vs {want2}");
     }
 }
