@@ -1507,8 +1507,8 @@ mod tests {
     /// wakes it at the same instant forever.
     #[test]
     fn a_stopped_rate_based_flow_asks_for_no_probe_wake_up() {
-        use crate::host::{Rcp, RcpConfig};
-        use crate::wire::RcpHeader;
+        use crate::algorithms::rcp::RcpHeader;
+        use crate::algorithms::rcp::{Rcp, RcpConfig};
         let rcp = Rcp::new(RcpConfig { mss_bytes: MSS, packet_bytes: 1050, ..RcpConfig::default() });
         let mut s = Sender::new(FlowId(1), cfg(), rcp, None, Time::ZERO);
         assert_eq!(drain(&mut s, Time::ZERO).len(), 1);
