@@ -317,6 +317,7 @@ def claims(metrics: dict[str, Any]) -> list:
                 definition="our reading of 'keeps them full': the mean occupancy above half",
                 op=">",
                 limit=0.5,
+                window="whole run",
             )
         )
         out.append(
@@ -330,6 +331,7 @@ def claims(metrics: dict[str, Any]) -> list:
                 definition="dip period; the kernel adds max(200 ms, one round) at 4 packets",
                 value=10.0,
                 precision="about",
+                window="samples",
             )
         )
         share = _est(summary, "mix-0.5 BDP", "share_first")
