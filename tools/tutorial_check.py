@@ -9,7 +9,7 @@ last entry of ``for_each_algorithm!``, runs every ``<!-- run -->`` block with ba
 and ``python`` are this interpreter with the copy's ``python/`` first), then asserts what the
 tutorial claims: 5 algorithm files and 1 registry line, the two flows' split, the sweep's
 points, and the docs-page and generated-table tests on the copy. ``--emu`` also runs the
-tutorial's ``xcc compare`` on real packets (root and /dev/net/tun; builds xcc-emu too).
+tutorial's ``xcc compare`` on real packets (root and /dev/net/tun) and asserts its verdict.
 
 Usage: python tools/tutorial_check.py [--keep DIR] [--emu]. Exit 0 when every step held; 1
 with the failing step and its output otherwise. About 5 minutes on two cores (two builds).
@@ -89,7 +89,6 @@ def tool_dir(tmp: Path, copy: Path, target: Path, emu: bool) -> Path:
     bin_dir = tmp / "bin"
     bin_dir.mkdir(exist_ok=True)
     py = sys.executable
-    emu_build = "cargo build --release -p xcc-emu" if emu else ":"
     scripts = {
         "python": f'exec "{py}" "$@"\n',
         "xcc": f'exec "{py}" -m xcclab.cli "$@"\n',
@@ -98,7 +97,6 @@ def tool_dir(tmp: Path, copy: Path, target: Path, emu: bool) -> Path:
         "make": (
             'if [ "$*" != build ]; then echo "tutorial_check: only make build" >&2; exit 2; fi\n'
             "cargo build --release -p xcc-py\n"
-            f"{emu_build}\n"
             # The library is named after the crate's `[lib] name` (`_native`).
             f'for lib in "{target}"/release/lib_native.so "{target}"/release/libxcc_py.so; do\n'
             f'  if [ -f "$lib" ]; then cp "$lib" "{copy}/python/xcclab/_native.abi3.so"; fi\n'
@@ -227,6 +225,10 @@ def main(argv: list[str] | None = None) -> int:
             if compare is None:
                 raise StepFailed("no `sudo ... xcc compare` command in the tutorial")
             run_block(compare.group(0), copy, env, log)
+            out = re.search(r"--out (\S+)", compare.group(0)).group(1)
+            verdict = json.loads((copy / out / "compare.json").read_text())["verdict"]
+            if not verdict["agrees"]:
+                raise StepFailed(f"xcc compare: the real packets disagree: {verdict}")
         step = "check the results"
         summary = check_results(copy, env)
         step = "docs-page and generated-table tests on the copy"
