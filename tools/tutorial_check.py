@@ -12,7 +12,7 @@ points, and the docs-page and generated-table tests on the copy. ``--emu`` also 
 tutorial's ``xcc compare`` on real packets (root and /dev/net/tun) and asserts its verdict.
 
 Usage: python tools/tutorial_check.py [--keep DIR] [--emu]. Exit 0 when every step held; 1
-with the failing step and its output otherwise. About 5 minutes on two cores (two builds).
+with the failing step and its output otherwise. About 3 minutes on two cores (two builds).
 """
 
 from __future__ import annotations
