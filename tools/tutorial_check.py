@@ -229,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
             verdict = json.loads((copy / out / "compare.json").read_text())["verdict"]
             if not verdict["agrees"]:
                 raise StepFailed(f"xcc compare: the real packets disagree: {verdict}")
+        step = "cargo fmt --check on the copy (the tutorial's Rust is formatted)"
+        run_block("cargo fmt --all --check", copy, env, log)
         step = "check the results"
         summary = check_results(copy, env)
         step = "docs-page and generated-table tests on the copy"
