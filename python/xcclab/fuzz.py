@@ -65,8 +65,6 @@ DURATIONS = ["100ms", "500ms", "1s", "2s"]
 CC_OPTIONS: dict[str, dict[str, list[Any]]] = {
     "maxnet": {"maxstart": [True, False], "pace": [False, True]},
 }
-#: Queues that serve any controller (an explicit controller gets its own queue as well).
-PLAIN_QUEUES = ("droptail", "red", "markmax")
 
 
 def registries() -> tuple[list[str], list[str]]:
@@ -75,6 +73,13 @@ def registries() -> tuple[list[str], list[str]]:
 
     names = dict(algorithm_names())
     return list(names["host"]), list(names["link"])
+
+
+def plain_queues() -> list[str]:
+    """Queues that serve any controller: link algorithms with no sender of their own (an
+    explicit controller gets its own queue as well)."""
+    hosts, queues = registries()
+    return [q for q in queues if q not in hosts]
 
 
 @dataclass
@@ -103,7 +108,7 @@ def generate(seed: int, ccs: list[str], queues: list[str]) -> Case:
     """A random valid scenario (see the module doc); the same seed gives the same scenario."""
     rng = random.Random(seed)
     cc = ccs[seed % len(ccs)]  # every controller equally often, in turn
-    explicit = cc in queues and cc not in PLAIN_QUEUES
+    explicit = cc in queues and cc not in plain_queues()
     duration = rng.choice(DURATIONS)
     n_routers = rng.randint(1, 4)
     n_flows = rng.randint(1, 6)
@@ -128,7 +133,7 @@ def generate(seed: int, ccs: list[str], queues: list[str]) -> Case:
         if explicit:  # every link: a route must cross one, whichever links it takes
             entry["queue"] = cc
         elif core:
-            entry["queue"] = plain_queue(rng.choice(PLAIN_QUEUES))
+            entry["queue"] = plain_queue(rng.choice(plain_queues()))
         loss = rng.choice(LOSSES)
         if loss:
             entry["loss"] = loss

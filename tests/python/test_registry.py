@@ -128,7 +128,13 @@ def test_removing_a_registry_line_removes_the_algorithm_everywhere(tmp_path):
         check=True,
         capture_output=True,
     )
-    lib = next((tmp_path / "target/release").glob("libxcc_py.*"))
+    release = tmp_path / "target/release"
+    lib = next(
+        p
+        for pat in ("lib_native.*", "libxcc_py.*")
+        for p in release.glob(pat)
+        if p.suffix in (".so", ".dylib")
+    )
     shutil.copy2(lib, copy / "python/xcclab/_native.abi3.so")
     py = {**os.environ, "PYTHONPATH": str(copy / "python")}
 

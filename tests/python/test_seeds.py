@@ -54,7 +54,9 @@ def test_a_failing_seed_is_named():
 
 def test_registry_holds_each_experiment_once_with_its_claims():
     ids = [e.id for e in experiments()]
-    assert len(ids) == len(set(ids)) == 25
+    # 25 of the seed papers, and the experiments of today's protocols as they arrive.
+    assert len(ids) == len(set(ids)) >= 25
+    assert "baselines" in ids
     assert {"rcp-instability-1", "rcp-instability-9", "rcp-instability-49"} <= set(ids)
     assert get("mice-http-200").emu is not None and get("mice-http-200").stack is not None
     assert get("markmax-s1").scenarios is not None and get("maxnet-cbr").scenarios is None

@@ -36,8 +36,16 @@ VARIANTS = {
     "red-limit-90": (dict(RED), 90),
 }
 SEEDS = (1, 2, 3, 4, 5)
-KEYS = ("share_within_135ms", "median_response_s", "p95_response_s", "queue_before_pkts",
-        "queue_during_pkts", "elephant_before_bps", "elephant_during_bps", "requests_timed_out")
+KEYS = (
+    "share_within_135ms",
+    "median_response_s",
+    "p95_response_s",
+    "queue_before_pkts",
+    "queue_during_pkts",
+    "elephant_before_bps",
+    "elephant_during_bps",
+    "requests_timed_out",
+)
 
 
 def run(variant: str, seed: int) -> dict:
