@@ -133,7 +133,7 @@ pub struct SenderStats {
     pub rto: Dur,
     /// When the last byte of a sized flow was acknowledged.
     pub completed_at: Option<Time>,
-    /// Times a data packet was held back by [`MAX_WINDOW_BYTES`] or [`MAX_WINDOW_SEGMENTS`]
+    /// Times a data packet was held back by `MAX_WINDOW_BYTES` or `MAX_WINDOW_SEGMENTS`
     /// while the controller's window would have let it go.
     pub window_capped: u64,
     /// Segments marked lost because they were last sent more than one RTO ago (SACK recovery).
