@@ -15,7 +15,7 @@ use crate::os::sys::{self, TcpInfo};
 /// reading, writing): a stop must wake them all at once, whatever their flow's phase.
 static OPEN_SOCKETS: Mutex<Vec<RawFd>> = Mutex::new(Vec::new());
 
-/// Keeps a socket in [`OPEN_SOCKETS`] while alive. Declared after the socket it guards, so it
+/// Keeps a socket in `OPEN_SOCKETS` while alive. Declared after the socket it guards, so it
 /// is dropped (unregistered, under the lock) before the socket's descriptor is closed and its
 /// number reused: [`abort_all`] never touches another file.
 pub struct Abortable(RawFd);
