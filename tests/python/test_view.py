@@ -104,3 +104,20 @@ def test_page_is_self_contained_and_deterministic(tmp_path):
     bottleneck = next(x for x in run_data["links"] if x["name"] == "r1->r2")
     assert bottleneck["rate_bps"] == 20e6 and bottleneck["explicit"] is True
     assert run_data["frames"] and len(run_data["frames"]["t"]) == 200
+
+
+@pytest.mark.native
+def test_series_beyond_the_budget_keep_the_busiest_links(tmp_path):
+    """A run with more links and flows than the budget's numbers allow at MIN_POINTS each keeps
+    the series of its busiest links (the bottleneck among them) and says so, instead of
+    shipping every link at the floor (slbn-2a's 720,000 links made a 150 MB page)."""
+    from xcclab.results import RunResult
+    from xcclab.view.run_data import MIN_POINTS, Budget, run_data
+
+    run = RunResult.load(make_run(tmp_path / "run"))
+    tight = Budget(values=2 * 5 * MIN_POINTS * 2)  # two links' series
+    data = run_data(run, tight)
+    kept = data["link_series"]["names"]
+    assert len(kept) == 2 < run.links.height
+    assert "r1->r2" in kept.values()
+    assert any("the 2 busiest of" in n for n in data["notes"])

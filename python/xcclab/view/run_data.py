@@ -4,7 +4,9 @@ link's and flow's series (downsampled, :mod:`.downsample`) and the summary table
 Limits (stated in docs/view.md): the slider has at most ``budget.frames`` frames; each link's
 and flow's series at most ``budget.points`` points, fewer when the run has many links and
 flows (the series share ``budget.values`` numbers); tables list at most ``budget.rows`` rows,
-the busiest first, and say how many there are.
+the busiest first, and say how many there are. A series has at least ``MIN_POINTS`` points, so
+when the links and flows are too many for the budget only the busiest links (highest peak
+utilisation, then drops) and the first flows keep a series, and the page says so.
 """
 
 from __future__ import annotations
@@ -55,8 +57,11 @@ def run_data(run: RunResult, budget: Budget = DEFAULT, label: str | None = None)
     topo = topology.build(links, hosts, peaks)
     link_rows = {r["link_id"]: r for r in links.iter_rows(named=True)}
 
-    n_series = links.height * 5 + fs.select(pl.col("flow_id").n_unique()).item() * 4
-    points = max(50, min(budget.points, budget.values // max(1, n_series)))
+    n_flows = fs.select(pl.col("flow_id").n_unique()).item() if fs.height else 0
+    keep_links = _busiest(peaks, budget.values // (2 * 5 * MIN_POINTS))
+    keep_flows = budget.values // (2 * 4 * MIN_POINTS)
+    n_series = len(keep_links) * 5 + min(n_flows, keep_flows) * 4
+    points = max(MIN_POINTS, min(budget.points, budget.values // max(1, n_series)))
     data: dict[str, Any] = {
         "label": label or "run",
         "title": run_title(run),
@@ -67,12 +72,32 @@ def run_data(run: RunResult, budget: Budget = DEFAULT, label: str | None = None)
     data["nodes"] = [{"id": n, **v} for n, v in sorted(topo.nodes.items())]
     data["links"] = [_drawn(dl, link_rows) for dl in topo.links]
     data["frames"] = _frames(ls, links, topo.links, budget.frames)
-    data["link_series"], ls_note = _link_series(ls, links, points)
-    data["flow_series"], fs_note = _flow_series(run, points)
+    data["link_series"], ls_note = _link_series(ls, links, points, keep_links)
+    data["flow_series"], fs_note = _flow_series(run, points, keep_flows)
     data["notes"] += [n for n in (ls_note, fs_note) if n]
+    if len(keep_links) < links.height:
+        data["notes"].append(
+            f"series kept for the {len(keep_links)} busiest of {links.height} links "
+            "(highest peak utilisation, then drops)"
+        )
+    if n_flows > keep_flows:
+        data["notes"].append(f"series kept for the first {keep_flows} of {n_flows} flows")
     data["tables"] = _tables(run, budget.rows)
     data["sessions"] = _sessions(run, points)
     return data
+
+
+#: The fewest points a kept series has: below it a series says little.
+MIN_POINTS = 50
+
+
+def _busiest(peaks: dict[int, tuple[float, float]], cap: int) -> list[int]:
+    """The ``cap`` links with the highest peak utilisation, then the most drops (all of them
+    when there are fewer), in link order."""
+    if len(peaks) <= cap:
+        return sorted(peaks)
+    ranked = sorted(peaks, key=lambda i: (-peaks[i][0], -peaks[i][1], i))
+    return sorted(ranked[:cap])
 
 
 def _peaks(links: Any, ls: Any) -> dict[int, tuple[float, float]]:
@@ -179,10 +204,16 @@ def _queue_fill(ls: Any, links: Any, ids: list[int]) -> np.ndarray:
     return np.clip(np.nan_to_num(fill), 0.0, 1.0)
 
 
-def _link_series(ls: Any, links: Any, points: int) -> tuple[dict | None, str | None]:
+def _link_series(
+    ls: Any, links: Any, points: int, keep: list[int]
+) -> tuple[dict | None, str | None]:
+    import polars as pl
+
     if ls.height == 0:
         return None, None
-    ids = links["link_id"].to_list()
+    ids = keep
+    if len(ids) < links.height:
+        ls = ls.filter(pl.col("link_id").is_in(ids))
     out: dict[str, Any] = {"links": {}}
     t = None
     size = 1
@@ -200,9 +231,11 @@ def _link_series(ls: Any, links: Any, points: int) -> tuple[dict | None, str | N
             out["links"].setdefault(str(lid), {})[column] = f32(m[:, k])
     out["t"] = f32(downsample.times(t, size))
     out["bucket"] = size
-    algos = dict(zip(ids, links["algorithm"].to_list()))
+    kept = set(ids)
+    all_ids = links["link_id"].to_list()
+    algos = {i: a for i, a in zip(all_ids, links["algorithm"].to_list()) if i in kept}
     out["gauges"] = {str(i): gauge_of(a) for i, a in algos.items() if gauge_of(a)}
-    out["names"] = {str(i): n for i, n in zip(ids, links["name"].to_list())}
+    out["names"] = {str(i): n for i, n in zip(all_ids, links["name"].to_list()) if i in kept}
     note = (
         f"link series: {len(t)} samples per link shown as {math.ceil(len(t) / size)} "
         f"(mean utilisation, largest queue, summed drops/marks over {size} samples)"
@@ -212,12 +245,14 @@ def _link_series(ls: Any, links: Any, points: int) -> tuple[dict | None, str | N
     return out, note
 
 
-def _flow_series(run: RunResult, points: int) -> tuple[dict | None, str | None]:
+def _flow_series(run: RunResult, points: int, keep: int) -> tuple[dict | None, str | None]:
     import polars as pl
 
     fs = run.flow_series
     if fs.height == 0:
         return None, None
+    first = fs.select(pl.col("flow_id").unique().sort().head(keep)).to_series()
+    fs = fs.filter(pl.col("flow_id").is_in(first))
     windowed = flows_with_window(fs)
     refs = dict(zip(run.flows["flow_id"].to_list(), run.flows["maxmin_bps"].to_list()))
     out: dict[str, Any] = {"flows": {}}
