@@ -26,6 +26,12 @@ impl ParamError {
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> ParamError {
         ParamError { field: field.into(), message: message.into() }
     }
+
+    /// The error of a `check()` that reports `"field: what was expected"` as one string.
+    pub fn from_check(text: &str) -> ParamError {
+        let (field, message) = text.split_once(": ").unwrap_or(("", text));
+        ParamError::new(field, message)
+    }
 }
 
 /// A time at `field` in nanoseconds.

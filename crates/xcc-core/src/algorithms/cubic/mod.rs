@@ -102,10 +102,7 @@ impl crate::params::HostParams for CubicParams {
 
     fn resolve(spec: Option<CubicParams>) -> Result<Self, crate::params::ParamError> {
         let p = spec.unwrap_or_default();
-        p.check().map_err(|e| {
-            let (field, msg) = e.split_once(": ").unwrap_or(("", &e));
-            crate::params::ParamError::new(field, msg)
-        })?;
+        p.check().map_err(|e| crate::params::ParamError::from_check(&e))?;
         Ok(p)
     }
 
