@@ -137,6 +137,7 @@ interval = "250ms"
 # on a quiet machine; start-up included, where a rate change a few packets earlier or later
 # moves the total).
 GOODPUT_AGREEMENT = 0.01
+RUN_SECONDS = 3.0
 
 
 @pytest.mark.native
@@ -159,9 +160,15 @@ def test_xcc_compare_puts_emulated_sessions_beside_simulated_ones(tmp_path):
     assert main(["compare", str(scenario), "--out", str(out)]) == 0
     flows = json.loads((out / "compare.json").read_text())["flows"]
     assert [f["flow"] for f in flows] == ["f1", "f2"]
-    for f in flows:
-        assert abs(f["goodput_diff"]) < GOODPUT_AGREEMENT, flows
     e = RunResult.load(out / "emu")
+    # A stall the run itself measured (a source's late wake-ups, a router delivery late) is
+    # sending time the real run lost and the simulator did not: it widens the bound by its
+    # share of the run, as the fidelity warnings say.
+    stats = e.run_info["emu"]
+    stalled_us = stats.get("session_pacing_lost_max_us", 0) + stats.get("lateness_max_us", 0)
+    allowance = GOODPUT_AGREEMENT + stalled_us / RUN_SECONDS / 1e6
+    for f in flows:
+        assert abs(f["goodput_diff"]) < allowance, (allowance, flows)
     assert e.flows["kind"].to_list() == ["session", "session"]
     assert e.flows["cc"].to_list() == ["slbn", "slbn"]
     assert e.run_info["emu"]["session_control_back"] > 0
