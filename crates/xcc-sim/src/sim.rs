@@ -1061,8 +1061,8 @@ impl Simulation {
             // RFC 6298 section 5: the timer fires after one RTO with nothing acknowledged.
             if snd.rto_overdue > 0 {
                 return Err(format!(
-                    "flow {}: {} times data went unacknowledged for longer than its RTO without the \
-                     retransmission timer firing",
+                    "flow {}: its retransmission timer did not fire although nothing new was acknowledged \
+                     for longer than its RTO ({} times; RFC 6298 section 5)",
                     rec.name, snd.rto_overdue
                 ));
             }
