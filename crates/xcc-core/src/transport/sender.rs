@@ -64,8 +64,10 @@
 //!   [`MAX_WINDOW_SEGMENTS`] segments ([`window_cap_segments`] for a given MSS): the
 //!   scoreboard, the receiver's reorder list and the queues a flow fills grow with the window,
 //!   so a controller that asks for more (a bug, or a law outside its range) cannot exhaust
-//!   memory. [`SenderStats::window_capped`] counts the packets the cap held back; the
-//!   simulator writes it to the flows table and the run's summary names every flow it held.
+//!   memory. [`SenderStats::window_capped`] counts the times the cap held a packet back; the
+//!   simulator writes it to the flows table, the run's summary names every flow it held, and
+//!   a flow whose path needs more than the cap is refused before the run (xcc-sim's
+//!   `sim/window_cap.rs`).
 //! - **Timer check.** Independently of the timer itself, the sender records when data became
 //!   outstanding with no cumulative ACK since and no expiry since, and the RTO then in force:
 //!   RFC 6298 section 5 says the timer must expire within that RTO (the clock granularity `G`
