@@ -26,7 +26,7 @@ def test_xcp_equilibrium_leaves_short_flows_below_max_min_on_two_links():
 
 def test_every_listed_protocol_is_a_valid_scenario():
     native = pytest.importorskip("xcclab._native")
-    from xcclab.reproduce import _xcc
+    from xcclab.reproduce.common import explicit as _xcc
 
     for p in _xcc.PROTOCOLS:
         sc = _xcc.dumbbell(p, "t", [_xcc.Flow("f", 0.05)], duration_s=1)
@@ -35,7 +35,7 @@ def test_every_listed_protocol_is_a_valid_scenario():
 
 def test_quick_multilink(tmp_path):
     pytest.importorskip("xcclab._native")
-    from xcclab.reproduce import xcc_multilink
+    from xcclab.reproduce.xcc import xcc_multilink
 
     xcc_multilink.run(tmp_path / "out", quick=True, progress=False)
     m = json.loads((tmp_path / "out" / "metrics.json").read_text())["measured"]
