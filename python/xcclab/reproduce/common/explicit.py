@@ -2,14 +2,17 @@
 
 Every experiment runs the same scenario once per entry of :data:`PROTOCOLS` and reports the
 protocols side by side, so adding a protocol to every report is one entry in that list (its
-router kind, its source kind, the utilisation it aims at and the shim bytes it adds to a data
-packet).
+router kind and its source kind). The utilisation it aims at and the shim bytes it adds to a
+data packet are the registry's: read from the native module (the queue's resolved target
+parameter, the cc's default shim), never restated here.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +33,24 @@ class Protocol:
     label: str  # in tables and figures
     queue: Any  # router: the scenario's `queue`
     cc: Any  # source: the scenario's `cc`
-    target: float  # utilisation the protocol aims at (max-min rates are scaled by it)
-    shim_bytes: int  # congestion header bytes on a data packet
     mss: int = MSS  # payload bytes of a full data packet
     headers: int = HEADERS  # header bytes besides the shim (the scenario's transport.header)
+
+    @property
+    def target(self) -> float:
+        """The utilisation the router aims at (max-min rates are scaled by it): the parameter
+        the queue's registry entry names (MaxNet's ``mu``, RCP's ``gamma``), as the scenario
+        resolves it (given here or the algorithm's default); 1 for a queue with none."""
+        return _target(json.dumps(self.queue, sort_keys=True))
+
+    @property
+    def shim_bytes(self) -> int:
+        """The congestion header's bytes on a data packet (2 shim bytes and the body), from the
+        cc registry (the algorithm's header with its default parameters)."""
+        from ...references import shim_bytes
+
+        kind = self.cc["kind"] if isinstance(self.cc, dict) else self.cc
+        return shim_bytes()[kind]
 
     @property
     def data_wire_bytes(self) -> int:
@@ -59,13 +76,30 @@ class Protocol:
         return already_open({"mss": f"{self.mss}B", "header": f"{self.headers}B"})
 
 
+@cache
+def _target(queue_json: str) -> float:
+    """The target utilisation of the queue ``queue_json`` (a scenario's ``queue``, as JSON):
+    the scenario parser resolves it with its defaults on a one-link network, and the registry
+    names the parameter that holds the target."""
+    from ...references import target_utilisation
+    from ...results import validate
+
+    sc = Scenario("target", duration="1s", seed=1)
+    sc.add_host("a").add_router("r").add_host("b")
+    sc.add_link("a", "r", rate="1Gbps", delay="1ms", buffer="100pkt")
+    sc.add_link("r", "b", rate="1Gbps", delay="1ms", buffer="100pkt", queue=json.loads(queue_json))
+    sc.add_flow("f", "a", "b")
+    link = next(x for x in validate(sc)["links"] if x["name"] == "r->b")
+    return target_utilisation(link["queue"])
+
+
 PROTOCOLS: tuple[Protocol, ...] = (
-    Protocol("xcp", "XCP", "xcp", "xcp", 1.0, 18),
-    Protocol("rcp", "RCP", {"kind": "rcp", "preset": "stanford"}, "rcp", 1.0, 10),
-    Protocol("maxnet", "MaxNet", {"kind": "maxnet", "mu": 0.95}, "maxnet", 0.95, 8),
+    Protocol("xcp", "XCP", "xcp", "xcp"),
+    Protocol("rcp", "RCP", {"kind": "rcp", "preset": "stanford"}, "rcp"),
+    Protocol("maxnet", "MaxNet", {"kind": "maxnet", "mu": 0.95}, "maxnet"),
     # Reconstructed laws (docs/algorithms/piqi-rcp.md, jetmax.md), their default targets.
-    Protocol("piqi-rcp", "PIQI-RCP", "piqi-rcp", "piqi-rcp", 0.98, 10),
-    Protocol("jetmax", "JetMax", "jetmax", "jetmax", 0.95, 13),
+    Protocol("piqi-rcp", "PIQI-RCP", "piqi-rcp", "piqi-rcp"),
+    Protocol("jetmax", "JetMax", "jetmax", "jetmax"),
 )
 
 
@@ -76,8 +110,6 @@ PIQI_MULTIPLICATIVE = Protocol(
     "PIQI-RCP, multiplicative law",
     {"kind": "piqi-rcp", "law": "multiplicative"},
     "piqi-rcp",
-    0.98,
-    10,
 )
 
 

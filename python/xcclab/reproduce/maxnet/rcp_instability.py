@@ -51,23 +51,19 @@ from ..experiment import Experiment
 MU = 0.9
 T_F_S = 50.0
 PROTOCOLS = (
-    explicit.Protocol("rcp", "RCP", {"kind": "rcp", "preset": "stanford"}, "rcp", 1.0, 10),
+    explicit.Protocol("rcp", "RCP", {"kind": "rcp", "preset": "stanford"}, "rcp"),
     explicit.Protocol(
         "rcp-last",
         "RCP, d = last sample",
         {"kind": "rcp", "preset": "stanford", "rtt_filter": "last"},
         "rcp",
-        1.0,
-        10,
     ),
-    explicit.Protocol("maxnet", "MaxNet", {"kind": "maxnet", "mu": MU}, "maxnet", MU, 8),
+    explicit.Protocol("maxnet", "MaxNet", {"kind": "maxnet", "mu": MU}, "maxnet"),
     explicit.Protocol(
         "maxnet-paced",
         "MaxNet, paced",
         {"kind": "maxnet", "mu": MU},
         {"kind": "maxnet", "pace": True},
-        MU,
-        8,
     ),
     explicit.by_name("piqi-rcp"),
 )
@@ -84,9 +80,7 @@ _FILTERS = ("ns2", "last")
 
 
 def _rcp_setting(name: str, label: str, **queue: Any) -> explicit.Protocol:
-    return explicit.Protocol(
-        name, label, {"kind": "rcp", "preset": "stanford", **queue}, "rcp", 1.0, 10
-    )
+    return explicit.Protocol(name, label, {"kind": "rcp", "preset": "stanford", **queue}, "rcp")
 
 
 SENSITIVITY = tuple(

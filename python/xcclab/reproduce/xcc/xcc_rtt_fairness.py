@@ -39,8 +39,6 @@ RCP_ALPHAS = tuple(
         f"RCP, alpha {a:g}" + (", T = d" if t == "rtt" else ""),
         {"kind": "rcp", "preset": "stanford", "alpha": a} | ({"max_interval": t} if t else {}),
         "rcp",
-        1.0,
-        10,
     )
     for a, t in RCP_SETTINGS
 )
