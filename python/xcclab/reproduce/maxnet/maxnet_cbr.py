@@ -272,9 +272,7 @@ def _report(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m xcclab.reproduce.maxnet.maxnet_cbr"
-    )
+    parser = argparse.ArgumentParser(prog="python -m xcclab.reproduce.maxnet.maxnet_cbr")
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)

@@ -25,7 +25,6 @@ from ..common.paper_claims import difference, quote
 from ..common.report import (
     Comparison,
     atomic_dir,
-    figure_links,
     fmt,
     markdown_table,
     save_figure,
@@ -324,56 +323,65 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         ],
     ]
     rcp = m["rcp"]
-    text = [
-        *explicit.header(ID, TITLE, quick, __doc__),
-        "## Results",
-        "",
-        markdown_table(["", *[p.label for p in protos]], rows),
-        "",
-        "## Against the paper",
-        "",
-        markdown_table(
-            ["quantity", "paper (RCP, Linux)", "ours (RCP)"],
-            [
+    return explicit.report(
+        ID,
+        TITLE,
+        quick,
+        __doc__,
+        [
+            (
+                "Results",
                 [
-                    f"overshoot when 10 flows join ({OVERSHOOT_WINDOW_MS} ms, every alignment)",
-                    "300 %",
-                    fmt(100 * rcp["surge_overshoot_sliding"], 0) + " %",
+                    markdown_table(["", *[p.label for p in protos]], rows),
                 ],
+            ),
+            (
+                "Against the paper",
                 [
-                    "queue when 10 flows join",
-                    f"{PAPER_RCP_QUEUE} packets",
-                    fmt(rcp["surge_peak_queue_packets"], 0) + " packets",
+                    markdown_table(
+                        ["quantity", "paper (RCP, Linux)", "ours (RCP)"],
+                        [
+                            [
+                                f"overshoot when 10 flows join ({OVERSHOOT_WINDOW_MS} ms, "
+                                "every alignment)",
+                                "300 %",
+                                fmt(100 * rcp["surge_overshoot_sliding"], 0) + " %",
+                            ],
+                            [
+                                "queue when 10 flows join",
+                                f"{PAPER_RCP_QUEUE} packets",
+                                fmt(rcp["surge_peak_queue_packets"], 0) + " packets",
+                            ],
+                            [
+                                "PIQI-RCP: overshoot / queue at the surge",
+                                "much better than RCP",
+                                fmt(100 * m["piqi-rcp"]["surge_overshoot_sliding"], 0)
+                                + " % / "
+                                + fmt(m["piqi-rcp"]["surge_peak_queue_packets"], 0)
+                                + " packets",
+                            ],
+                        ],
+                    ),
+                    explicit.loss_sentence(m) + " " + _discussion(m),
                 ],
+            ),
+            (
+                "Join spread",
                 [
-                    "PIQI-RCP: overshoot / queue at the surge",
-                    "much better than RCP",
-                    fmt(100 * m["piqi-rcp"]["surge_overshoot_sliding"], 0)
-                    + " % / "
-                    + fmt(m["piqi-rcp"]["surge_peak_queue_packets"], 0)
-                    + " packets",
+                    "The slide does not say how the ten flows join. The sensitivity runs "
+                    "(claims section) draw "
+                    f"each start uniformly in [30 s, 30 s + X] for X in {_spreads()} s, "
+                    f"over {len(SEEDS)} seeds, for RCP and PIQI-RCP only: the slide's claims "
+                    "on this experiment (RCP's 300 % and 11 000 packets, \"Compared to RCP, "
+                    'PIQI RCP performs much better") and its summary (RCP\'s "significant '
+                    'overshoot under abrupt traffic changes", PIQI-RCP "more robust to abrupt '
+                    'surge") name those two; XCP, MaxNet and JetMax run beside them for '
+                    "comparison, and no claim of seed 002 on this experiment rests on them.",
                 ],
-            ],
-        ),
-        "",
-        explicit.loss_sentence(m) + " " + _discussion(m),
-        "",
-        "## Join spread",
-        "",
-        "The slide does not say how the ten flows join. The sensitivity runs (claims section) draw "
-        f"each start uniformly in [30 s, 30 s + X] for X in {_spreads()} s, "
-        f"over {len(SEEDS)} seeds, for RCP and PIQI-RCP only: the slide's claims on this "
-        "experiment (RCP's 300 % and 11 000 packets, \"Compared to RCP, PIQI RCP performs much "
-        'better") and its summary (RCP\'s "significant overshoot under abrupt traffic changes", '
-        'PIQI-RCP "more robust to abrupt surge") name those two; XCP, MaxNet and JetMax run '
-        "beside them for comparison, and no claim of seed 002 on this experiment rests on them.",
-        "",
-        "## Figure",
-        "",
-        figure_links(figs),
-        "",
-    ]
-    return "\n".join(text)
+            ),
+        ],
+        figs,
+    )
 
 
 def _spreads() -> str:

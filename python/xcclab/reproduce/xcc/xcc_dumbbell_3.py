@@ -20,7 +20,6 @@ from ..common.paper_claims import quote
 from ..common.report import (
     Comparison,
     atomic_dir,
-    figure_links,
     fmt,
     jain_index,
     markdown_table,
@@ -133,52 +132,56 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
     ]
     rcp = m["rcp"]
     joins_rcp = [ph["peak_queue_packets"] for ph in rcp["phases"]]
-    text = [
-        *explicit.header(ID, TITLE, quick, __doc__),
-        "## Results",
-        "",
-        markdown_table(["", *[p.label for p in protos]], rows),
-        "",
-        "## Against the paper",
-        "",
-        markdown_table(
-            ["quantity", "paper (Linux, Emulab)", "ours (RCP)"],
-            [
+    return explicit.report(
+        ID,
+        TITLE,
+        quick,
+        __doc__,
+        [
+            (
+                "Results",
                 [
-                    "RCP peak queue",
-                    f"{PAPER_RCP_PEAK} packets",
-                    f"{fmt(rcp['peak_queue_packets'], 0)} packets",
+                    markdown_table(["", *[p.label for p in protos]], rows),
                 ],
+            ),
+            (
+                "Against the paper",
                 [
-                    "RCP queue build-up at each join",
-                    "whenever a flow joins",
-                    " / ".join(fmt(v, 0) for v in joins_rcp) + " packets (joins 1-3)",
+                    markdown_table(
+                        ["quantity", "paper (Linux, Emulab)", "ours (RCP)"],
+                        [
+                            [
+                                "RCP peak queue",
+                                f"{PAPER_RCP_PEAK} packets",
+                                f"{fmt(rcp['peak_queue_packets'], 0)} packets",
+                            ],
+                            [
+                                "RCP queue build-up at each join",
+                                "whenever a flow joins",
+                                " / ".join(fmt(v, 0) for v in joins_rcp) + " packets (joins 1-3)",
+                            ],
+                            [
+                                "RCP overshoot (peak input / C - 1, 100 ms)",
+                                "not given",
+                                fmt(100 * (rcp["peak_input_over_capacity"] - 1), 0) + " %",
+                            ],
+                            [
+                                "PIQI-RCP peak queue / overshoot",
+                                "not given (better than RCP in the paper's other tests)",
+                                fmt(m["piqi-rcp"]["peak_queue_packets"], 0)
+                                + " packets / "
+                                + fmt(100 * (m["piqi-rcp"]["peak_input_over_capacity"] - 1), 0)
+                                + " %",
+                            ],
+                            ["packet loss (all protocols)", "none", explicit.loss_sentence(m)],
+                        ],
+                    ),
+                    _discussion(m),
                 ],
-                [
-                    "RCP overshoot (peak input / C - 1, 100 ms)",
-                    "not given",
-                    fmt(100 * (rcp["peak_input_over_capacity"] - 1), 0) + " %",
-                ],
-                [
-                    "PIQI-RCP peak queue / overshoot",
-                    "not given (better than RCP in the paper's other tests)",
-                    fmt(m["piqi-rcp"]["peak_queue_packets"], 0)
-                    + " packets / "
-                    + fmt(100 * (m["piqi-rcp"]["peak_input_over_capacity"] - 1), 0)
-                    + " %",
-                ],
-                ["packet loss (all protocols)", "none", explicit.loss_sentence(m)],
-            ],
-        ),
-        "",
-        _discussion(m),
-        "",
-        "## Figure",
-        "",
-        figure_links(figs),
-        "",
-    ]
-    return "\n".join(text)
+            ),
+        ],
+        figs,
+    )
 
 
 def _discussion(m: dict) -> str:

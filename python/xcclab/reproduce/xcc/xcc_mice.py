@@ -18,7 +18,7 @@ from ...claims import Claim, Ordering, Qualitative
 from ...scenario import already_open
 from ..common import explicit
 from ..common.paper_claims import quote
-from ..common.report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
+from ..common.report import atomic_dir, fmt, markdown_table, write_metrics
 from ..experiment import Experiment
 
 ID = "xcc-mice"
@@ -146,30 +146,33 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         for p in protos
         if m[p.name]["utilisation"] < 0.9 * p.target
     ]
-    text = [
-        *explicit.header(ID, TITLE, quick, __doc__),
-        "## Results",
-        "",
-        markdown_table(["", *[p.label for p in protos]], rows),
-        "",
-        "Utilisation at least 90 % of the target: "
-        + (", ".join(good) or "none")
-        + (f"; below: {', '.join(poor)}" if poor else "")
-        + ". "
-        + explicit.loss_sentence(m)
-        + " "
-        + _jetmax_sentence(m)
-        + " Flow-completion times differ by "
-        "start-up: an RCP flow sends at the link's offered rate from its first ACK on, an XCP "
-        "flow starts with one segment and grows by the routers' positive feedback (one "
-        "control interval per step), a MaxNet flow starts at MaxStart's measured spare capacity.",
-        "",
-        "## Figure",
-        "",
-        figure_links(figs),
-        "",
-    ]
-    return "\n".join(text)
+    return explicit.report(
+        ID,
+        TITLE,
+        quick,
+        __doc__,
+        [
+            (
+                "Results",
+                [
+                    markdown_table(["", *[p.label for p in protos]], rows),
+                    "Utilisation at least 90 % of the target: "
+                    + (", ".join(good) or "none")
+                    + (f"; below: {', '.join(poor)}" if poor else "")
+                    + ". "
+                    + explicit.loss_sentence(m)
+                    + " "
+                    + _jetmax_sentence(m)
+                    + " Flow-completion times differ by "
+                    "start-up: an RCP flow sends at the link's offered rate from its first ACK "
+                    "on, an XCP flow starts with one segment and grows by the routers' positive "
+                    "feedback (one control interval per step), a MaxNet flow starts at "
+                    "MaxStart's measured spare capacity.",
+                ],
+            ),
+        ],
+        figs,
+    )
 
 
 _WHERE = "slide 'Performance with Mice Traffic'"

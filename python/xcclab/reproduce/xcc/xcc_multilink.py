@@ -15,7 +15,7 @@ from pathlib import Path
 from ...claims import Claim, Qualitative, Reference
 from ..common import explicit
 from ..common.paper_claims import quote
-from ..common.report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
+from ..common.report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
 from ..experiment import Experiment
 from . import chain
 
@@ -100,33 +100,36 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
         p.label: max(abs(g / w - 1) for g, w in zip(m[p.name]["rates_bps"], m[p.name]["maxmin"]))
         for p in protos
     }
-    text = [
-        *explicit.header(ID, TITLE, quick, __doc__),
-        "## Results (payload Mbit/s, last 10 s; max-min and error in brackets)",
-        "",
-        markdown_table(["", *[p.label for p in protos]], rows),
-        "",
-        "XCP's own equilibrium for this layout: "
-        + ", ".join(f"{f.name} {fmt(v / 1e6, 1)}" for f, v in zip(FLOWS, x["xcp_equilibrium"]))
-        + " Mbit/s; measured "
-        + ", ".join(f"{fmt(v / 1e6, 1)}" for v in x["rates_bps"])
-        + ".",
-        "",
-        "Largest error against max-min: "
-        + ", ".join(f"{k} {fmt(100 * v, 1)} %" for k, v in worst.items())
-        + ". "
-        + explicit.loss_sentence(m)
-        + " XCP's equilibrium is not exactly max-min here either: l1 keeps giving the flow "
-        "bottlenecked at l2 its share of positive feedback, so the l1-only flow settles where "
-        "its negative feedback balances a share that does not grow with l1's spare capacity "
-        "(see xcp-maxmin-gap).",
-        "",
-        "## Figure",
-        "",
-        figure_links(figs),
-        "",
-    ]
-    return "\n".join(text)
+    return explicit.report(
+        ID,
+        TITLE,
+        quick,
+        __doc__,
+        [
+            (
+                "Results (payload Mbit/s, last 10 s; max-min and error in brackets)",
+                [
+                    markdown_table(["", *[p.label for p in protos]], rows),
+                    "XCP's own equilibrium for this layout: "
+                    + ", ".join(
+                        f"{f.name} {fmt(v / 1e6, 1)}" for f, v in zip(FLOWS, x["xcp_equilibrium"])
+                    )
+                    + " Mbit/s; measured "
+                    + ", ".join(f"{fmt(v / 1e6, 1)}" for v in x["rates_bps"])
+                    + ".",
+                    "Largest error against max-min: "
+                    + ", ".join(f"{k} {fmt(100 * v, 1)} %" for k, v in worst.items())
+                    + ". "
+                    + explicit.loss_sentence(m)
+                    + " XCP's equilibrium is not exactly max-min here either: l1 keeps giving "
+                    "the flow bottlenecked at l2 its share of positive feedback, so the l1-only "
+                    "flow settles where its negative feedback balances a share that does not "
+                    "grow with l1's spare capacity (see xcp-maxmin-gap).",
+                ],
+            ),
+        ],
+        figs,
+    )
 
 
 _WHERE = "slide 'Multi-Link Topology' (C1 = 970, C2 = 800 Mb/s)"

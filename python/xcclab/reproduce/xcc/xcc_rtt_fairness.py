@@ -19,7 +19,7 @@ import numpy as np
 from ...claims import Claim, Ordering, Point
 from ..common import explicit
 from ..common.paper_claims import quote
-from ..common.report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
+from ..common.report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
 from ..experiment import Experiment
 
 ID = "xcc-rtt-fairness"
@@ -204,53 +204,69 @@ def _report(m: dict, alpha: dict, figs: list[str], quick: bool) -> str:
         for p in protos
         if abs(m[p.name]["ratio"] - 1) >= 0.05
     ]
-    text = [
-        *explicit.header(ID, TITLE, quick, __doc__),
-        "## Results",
-        "",
-        markdown_table(["", *[p.label for p in protos]], rows),
-        "",
-        "## Against the paper",
-        "",
-        markdown_table(
-            ["quantity", "paper", "ours"],
-            [
-                ["RCP: time to saturate at first", "nearly 10 s", fmt(rcp["fill_s"], 2) + " s"],
-                ["RCP: after a flow joins", "5 s", fmt(rcp["join_s"], 2) + " s"],
-                ["XCP: time to saturate", "almost instantaneous", fmt(xcp["fill_s"], 2) + " s"],
+    return explicit.report(
+        ID,
+        TITLE,
+        quick,
+        __doc__,
+        [
+            (
+                "Results",
                 [
-                    "JetMax: time to saturate",
-                    "almost instantaneous",
-                    fmt(m["jetmax"]["fill_s"], 2) + " s",
+                    markdown_table(["", *[p.label for p in protos]], rows),
                 ],
+            ),
+            (
+                "Against the paper",
                 [
-                    "PIQI-RCP: saturate / after the join",
-                    "better than RCP",
-                    fmt(m["piqi-rcp"]["fill_s"], 2)
-                    + " s / "
-                    + fmt(m["piqi-rcp"]["join_s"], 2)
-                    + " s",
-                ],
-                [
-                    "RTT-fair in steady state",
-                    "all",
-                    (
-                        "all within 5 %"
-                        if not unfair
-                        else f"within 5 %: {', '.join(fair) or 'none'}; not: {', '.join(unfair)}"
+                    markdown_table(
+                        ["quantity", "paper", "ours"],
+                        [
+                            [
+                                "RCP: time to saturate at first",
+                                "nearly 10 s",
+                                fmt(rcp["fill_s"], 2) + " s",
+                            ],
+                            ["RCP: after a flow joins", "5 s", fmt(rcp["join_s"], 2) + " s"],
+                            [
+                                "XCP: time to saturate",
+                                "almost instantaneous",
+                                fmt(xcp["fill_s"], 2) + " s",
+                            ],
+                            [
+                                "JetMax: time to saturate",
+                                "almost instantaneous",
+                                fmt(m["jetmax"]["fill_s"], 2) + " s",
+                            ],
+                            [
+                                "PIQI-RCP: saturate / after the join",
+                                "better than RCP",
+                                fmt(m["piqi-rcp"]["fill_s"], 2)
+                                + " s / "
+                                + fmt(m["piqi-rcp"]["join_s"], 2)
+                                + " s",
+                            ],
+                            [
+                                "RTT-fair in steady state",
+                                "all",
+                                (
+                                    "all within 5 %"
+                                    if not unfair
+                                    else f"within 5 %: {', '.join(fair) or 'none'}; "
+                                    f"not: {', '.join(unfair)}"
+                                ),
+                            ],
+                        ],
                     ),
+                    explicit.loss_sentence(m)
+                    + " "
+                    + _rcp_sentence(m)
+                    + _rcp_sensitivity_sentence(alpha),
                 ],
-            ],
-        ),
-        "",
-        explicit.loss_sentence(m) + " " + _rcp_sentence(m) + _rcp_sensitivity_sentence(alpha),
-        "",
-        "## Figure",
-        "",
-        figure_links(figs),
-        "",
-    ]
-    return "\n".join(text)
+            ),
+        ],
+        figs,
+    )
 
 
 _WHERE = "slide 'RTT Unfairness' (30 ms and 200 ms on 1 Gb/s)"

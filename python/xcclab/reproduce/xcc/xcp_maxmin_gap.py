@@ -22,7 +22,7 @@ from pathlib import Path
 from ...claims import Claim, Ordering, Reference
 from ..common import explicit
 from ..common.paper_claims import quote
-from ..common.report import Comparison, atomic_dir, figure_links, fmt, markdown_table, write_metrics
+from ..common.report import Comparison, atomic_dir, fmt, markdown_table, write_metrics
 from ..experiment import Experiment
 from . import chain
 
@@ -144,11 +144,6 @@ def _err(got: float, want: float) -> str:
 
 def _report(m: dict, figs: list[str], quick: bool) -> str:
     protos = explicit.PROTOCOLS
-    lines = [
-        *explicit.header(ID, TITLE, quick, __doc__),
-        "## Results (Mbit/s of payload, last 10 s)",
-        "",
-    ]
     rows = []
     for n in NS:
         c = m[f"n{n}"]
@@ -163,25 +158,17 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                 _err(x["short_bps"], x["maxmin_short_bps"]),
             ]
         )
-    lines += [
-        "XCP, short / long flows:",
-        "",
-        markdown_table(
-            [
-                "",
-                "measured",
-                "XCP equilibrium",
-                "max-min",
-                "short vs equilibrium",
-                "short vs max-min",
-            ],
-            rows,
-        ),
-        "",
-        "Every protocol, short-flow rate against max-min of its target-scaled capacities "
-        "(long-flow rates in brackets), packets dropped and the peak queue on either link:",
-        "",
-    ]
+    xcp_table = markdown_table(
+        [
+            "",
+            "measured",
+            "XCP equilibrium",
+            "max-min",
+            "short vs equilibrium",
+            "short vs max-min",
+        ],
+        rows,
+    )
     rows = []
     for n in NS:
         c = m[f"n{n}"]
@@ -194,14 +181,21 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                 for p in protos
             ]
         )
-    lines += [markdown_table(["", *[p.label for p in protos]], rows), "", _discussion(m), ""]
-    lines += [
-        "## Figures",
-        "",
-        figure_links(figs),
-        "",
+    sections = [
+        (
+            "Results (Mbit/s of payload, last 10 s)",
+            [
+                "XCP, short / long flows:",
+                xcp_table,
+                "Every protocol, short-flow rate against max-min of its target-scaled "
+                "capacities (long-flow rates in brackets), packets dropped and the peak queue "
+                "on either link:",
+                markdown_table(["", *[p.label for p in protos]], rows),
+                _discussion(m),
+            ],
+        )
     ]
-    return "\n".join(lines)
+    return explicit.report(ID, TITLE, quick, __doc__, sections, figs, figures_heading="Figures")
 
 
 def _discussion(m: dict) -> str:
