@@ -109,7 +109,8 @@ class Setup:
         workload = _scale_workload(self.workload, self.quick_scale) if quick else self.workload
         params = {**PAPER_PARAMS.get(protocol, {}), **self.params.get(protocol, {})}
         return {
-            "protocol": protocol,
+            # The registry's spelling ("piqi-rcp"); the report keys runs by the file-safe one.
+            "protocol": protocol.replace("_", "-"),
             "protocol_params": params or None,
             "seed": 1,
             "topology": QUICK_TOPOLOGY if quick else self.topology,
@@ -136,7 +137,8 @@ def run_setup(
     """Run the protocols of ``setup`` (those in ``only`` if given; the others are listed as
     not run) and write the report."""
     log = log or (lambda _m: None)
-    available = set(S.protocols())
+    # File-safe keys ("piqi_rcp") of the registry's session protocols ("piqi-rcp").
+    available = {p.replace("-", "_") for p in S.protocols()}
     out_dir = Path(out_dir)
     with atomic_dir(out_dir) as tmp:
         results: dict[str, Any] = {}
@@ -165,6 +167,7 @@ def run_setup(
                 r = S.run_sessions(experiment, f"{setup.id}:{proto}")
                 r.save(tmp / "runs" / proto)
                 results[proto] = r
+        available = {p.replace("-", "_") for p in S.protocols()}
         _write_report(setup, tmp, quick, results, fluid, available)
     return out_dir / "report.md"
 
@@ -236,7 +239,8 @@ def rereport(setup: Setup, out_dir: str | Path, quick: bool = False) -> Path:
             results[proto] = S.load(runs / proto)
     with atomic_dir(out_dir) as tmp:
         shutil.copytree(runs, tmp / "runs")
-        _write_report(setup, tmp, quick, results, fluid, set(S.protocols()))
+        available = {p.replace("-", "_") for p in S.protocols()}
+        _write_report(setup, tmp, quick, results, fluid, available)
     return out_dir / "report.md"
 
 
