@@ -185,3 +185,13 @@ def test_removing_a_registry_line_removes_the_algorithm_everywhere(tmp_path):
         region = re.findall(r"BEGIN GENERATED.*?END GENERATED", generated, re.S)
         assert region, doc
         assert not any("jetmax" in r.lower() or "`cobb`" in r for r in region), doc
+
+
+def test_seed_004_reproductions_find_every_protocol_they_compare():
+    """The slbn reports key runs by file-safe names ("piqi_rcp"); each must be a session
+    protocol of the registry ("piqi-rcp"), or the protocol is silently reported as pending."""
+    from xcclab import sessions
+    from xcclab.reproduce.slbn_common import PAPER_PROTOCOLS
+
+    registered = set(sessions.protocols())
+    assert [p for p in PAPER_PROTOCOLS if p.replace("_", "-") not in registered] == []
