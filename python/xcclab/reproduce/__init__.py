@@ -28,7 +28,7 @@ from types import ModuleType
 
 from .experiment import Experiment, Variant
 
-__all__ = ["Experiment", "Variant", "experiments", "get", "run"]
+__all__ = ["Experiment", "Variant", "collect", "experiments", "get", "run"]
 
 
 def _modules() -> Iterable[ModuleType]:
