@@ -152,13 +152,26 @@ def test_removing_a_registry_line_removes_the_algorithm_everywhere(tmp_path):
     bad = copy / "bad.toml"
     bad.write_text(
         'name = "x"\nduration = "1s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
-        '[[link]]\nfrom = "a"\nto = "b"\nrate = "1Mbps"\ndelay = "1ms"\nqueue = "jetmax"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\nbuffer = "10pkt"\n'
+        'queue = "jetmax"\n'
     )
     err = run("-m", "xcclab.cli", "validate", str(bad))
     assert (
         err.returncode == 2
         and "unknown queue 'jetmax'" in err.stderr
         and "jetmax," not in err.stderr
+    ), err.stderr
+    session = copy / "session.toml"
+    session.write_text(
+        'name = "x"\nduration = "1s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\nbuffer = "10pkt"\n'
+        '[[flow]]\nname = "f"\nkind = "session"\nsrc = "a"\ndst = "b"\nprotocol = "cobb"\n'
+    )
+    err = run("-m", "xcclab.cli", "validate", str(session))
+    assert (
+        err.returncode == 2
+        and "unknown session protocol 'cobb'" in err.stderr
+        and "slbn" in err.stderr
     ), err.stderr
     regen = run("-m", "xcclab.generated")
     assert regen.returncode == 0, regen.stderr
