@@ -185,3 +185,12 @@ def test_removing_a_registry_line_removes_the_algorithm_everywhere(tmp_path):
         region = re.findall(r"BEGIN GENERATED.*?END GENERATED", generated, re.S)
         assert region, doc
         assert not any("jetmax" in r.lower() or "`cobb`" in r for r in region), doc
+
+
+def test_seed_004_reproductions_find_every_protocol_they_compare():
+    """The slbn reports key runs by file-safe names ("piqi_rcp"); each must be found among the
+    registry's session protocols ("piqi-rcp"), or it is silently reported as pending."""
+    from xcclab.reproduce.slbn.setup import PAPER_PROTOCOLS
+    from xcclab.reproduce.slbn.slbn_common import available_protocols
+
+    assert [p for p in PAPER_PROTOCOLS if p not in available_protocols()] == []
