@@ -166,6 +166,7 @@ mod tests {
             ("jetmax", 13),
             ("cubic", 0),
             ("bbr", 0),
+            ("dctcp", 0),
         ];
         assert_eq!(by_name, expected);
     }

@@ -10,7 +10,6 @@
 // Laws written and unit-tested, not yet in the registry (no scenario can name them yet): the
 // datacenter protocols, their telemetry header and the lossless fabric's ingress rule.
 pub mod dcqcn;
-pub mod dctcp;
 pub mod hpcc;
 pub mod int;
 pub mod pfc;
@@ -77,6 +76,7 @@ macro_rules! for_each_algorithm {
             "erica" erica { session: Erica(Erica, EricaParams); }
             "bfyz" bfyz { session: Bfyz(Bfyz, BfyzParams); }
             "cobb" cobb { session: Cobb(Cobb, CobbParams); }
+            "dctcp" dctcp { link: Dctcp(DctcpMarker, DctcpQueueParams) as "dctcp"; host: Dctcp(Dctcp, DctcpParams) as "dctcp"; echo: Dctcp(DctcpEcho); }
         }
     };
 }

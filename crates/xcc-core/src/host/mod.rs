@@ -29,6 +29,12 @@ pub struct AckEvent {
     /// The delivery-rate sample of this ACK, for controllers that ask for them
     /// ([`Controller::wants_rate_samples`]); `None` otherwise and on the SYN-ACK.
     pub rate: Option<crate::transport::RateSample>,
+    /// The ACK carried ECN-Echo while ECN is in use. With a receiver that echoes CE per packet
+    /// ([`Echoer::echoes_ce_per_packet`]) it is set on exactly the ACKs of CE-marked data.
+    pub ece: bool,
+    /// RFC 5681 FlightSize after this ACK: payload bytes sent and not cumulatively
+    /// acknowledged (SND.NXT − SND.UNA), so `SND.NXT` is the acknowledged total plus this.
+    pub flight_bytes: u64,
 }
 
 /// Why the transport asks the controller to back off. The transport guarantees at most one
@@ -94,6 +100,12 @@ pub trait Controller {
     /// True for a scheme that needs delivery-rate samples (BBR); checked once, when the
     /// transport is built, so the others pay nothing for them.
     fn wants_rate_samples(&self) -> bool {
+        false
+    }
+    /// True for a scheme that cannot work without ECN (DCTCP): the transport then uses ECN
+    /// whatever its configuration says, as Linux's `TCP_CONG_NEEDS_ECN`. Checked once, when
+    /// the transport is built.
+    fn needs_ecn(&self) -> bool {
         false
     }
 }
@@ -198,6 +210,9 @@ impl Controller for AnyController {
     fn wants_rate_samples(&self) -> bool {
         dispatch!(self, a => a.wants_rate_samples())
     }
+    fn needs_ecn(&self) -> bool {
+        dispatch!(self, a => a.needs_ecn())
+    }
 }
 
 /// Receiver side: turns the congestion headers of arriving data into the header echoed on ACKs.
@@ -206,6 +221,12 @@ pub trait Echoer {
     fn on_data(&mut self, now: Time, hdr: &CongestionHeader);
     /// The header to put on the next ACK.
     fn echo(&mut self, now: Time) -> CongestionHeader;
+    /// True for a receiver that echoes each data segment's CE state (RFC 8257 section 3.2,
+    /// DCTCP) instead of RFC 3168's ECE latched from a CE mark until CWR. Read once, when the
+    /// receiver is built; it also turns ECN on at the receiver.
+    fn echoes_ce_per_packet(&self) -> bool {
+        false
+    }
 }
 
 /// Echoes the most recent header unchanged (what XCP, RCP and TCP receivers do).
@@ -231,5 +252,8 @@ impl Echoer for AnyEchoer {
     #[inline]
     fn echo(&mut self, now: Time) -> CongestionHeader {
         dispatch_echoer!(self, e => e.echo(now))
+    }
+    fn echoes_ce_per_packet(&self) -> bool {
+        dispatch_echoer!(self, e => e.echoes_ce_per_packet())
     }
 }

@@ -15,7 +15,11 @@
 //!   only when `seq <= Last.ACK.sent`, so a delayed ACK echoes the earliest unacknowledged
 //!   segment and an out-of-order ACK echoes the last in-order one;
 //! - with ECE set from the arrival of a CE segment until a segment with CWR arrives, and on any
-//!   ACK that covers a CE segment (RFC 3168 section 6.1.3).
+//!   ACK that covers a CE segment (RFC 3168 section 6.1.3); or, when the echoer asks for it
+//!   ([`Echoer::echoes_ce_per_packet`], DCTCP), with ECE equal to the CE state of the segments
+//!   it covers (RFC 8257 section 3.2): a change of CE state first sends the ACK being delayed
+//!   with the old state, then acknowledges the new segment at once with the new one (Linux
+//!   `dctcp_ece_ack_update`).
 //!
 //! The congestion header of every data packet goes to the [`Echoer`], which fills the header of
 //! each ACK.
@@ -102,6 +106,13 @@ pub struct Receiver {
     ece: bool,
     /// A CE segment arrived since the last ACK (so the next ACK must carry ECE).
     ce_unacked: bool,
+    /// Echo each segment's CE state (RFC 8257 section 3.2) instead of the RFC 3168 latch.
+    ce_per_packet: bool,
+    /// RFC 8257's DCTCP.CE: the CE state of the last data segment (per-packet echo).
+    ce_state: bool,
+    /// The ACK owed, at a change of CE state, for the segments before it: (its cumulative
+    /// ACK, its ECE), i.e. RCV.NXT and DCTCP.CE just before the change.
+    state_change_ack: Option<(u32, bool)>,
     first_byte_at: Option<Time>,
     /// SYN-ACKs owed (one per SYN received).
     syn_acks_owed: u32,
@@ -117,6 +128,8 @@ pub struct Receiver {
 impl Receiver {
     /// The receiving end of `flow`; `echo` builds the congestion header of each ACK.
     pub fn new(flow: FlowId, cfg: TransportConfig, echo: AnyEchoer) -> Receiver {
+        let ce_per_packet = echo.echoes_ce_per_packet();
+        let cfg = TransportConfig { ecn: cfg.ecn || ce_per_packet, ..cfg };
         Receiver {
             flow,
             cfg,
@@ -135,6 +148,9 @@ impl Receiver {
             last_ack_sent: 0,
             ece: false,
             ce_unacked: false,
+            ce_per_packet,
+            ce_state: false,
+            state_change_ack: None,
             first_byte_at: None,
             syn_acks_owed: 0,
             syn_ts: Time::ZERO,
@@ -177,18 +193,23 @@ impl Receiver {
         }
         self.echo.on_data(now, &pkt.cc);
 
-        // RFC 3168 section 6.1.3: CWR ends the ECE state, CE (re)starts it; a packet with both
-        // keeps it. A change of state is acknowledged at once.
-        let ece_before = self.ece;
-        if seg.flags.contains(Flags::CWR) {
-            self.ece = false;
-        }
-        if pkt.ecn == Ecn::Ce {
-            self.stats.ce_received += 1;
-            self.ece = true;
-            self.ce_unacked = true;
-        }
-        let mut immediate = self.ece != ece_before;
+        let ce = pkt.ecn == Ecn::Ce;
+        self.stats.ce_received += ce as u64;
+        let mut immediate = if self.ce_per_packet {
+            self.ce_state_change(ce)
+        } else {
+            // RFC 3168 section 6.1.3: CWR ends the ECE state, CE (re)starts it; a packet with
+            // both keeps it. A change of state is acknowledged at once.
+            let ece_before = self.ece;
+            if seg.flags.contains(Flags::CWR) {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+                self.ce_unacked = true;
+            }
+            self.ece != ece_before
+        };
         if seg.flags.contains(Flags::FIN) {
             // The peer closes: acknowledged at once (Linux schedules an ACK on a FIN).
             self.fin_seq = Some(seq);
@@ -292,6 +313,24 @@ impl Receiver {
                 cc,
             });
         }
+        if let Some((ack, ece)) = self.state_change_ack.take() {
+            // RFC 8257 section 3.2: the segments before a CE-state change, with the old state.
+            let flags = if ece { Flags::ECE } else { Flags::default() };
+            let mut seg = Segment { kind: SegmentKind::Ack, flags, ack, ts_echo: self.ts_recent, ..Segment::default() };
+            if self.cfg.sack {
+                self.fill_sack(&mut seg);
+            }
+            self.last_ack_sent = ack;
+            let cc: CongestionHeader = self.echo.echo(now);
+            self.stats.acks_sent += 1;
+            return Some(Packet {
+                flow: self.flow,
+                wire_bytes: self.cfg.header_bytes + cc.wire_len() as u32,
+                ecn: Ecn::NotEct,
+                seg,
+                cc,
+            });
+        }
         if self.acks_owed == 0 {
             return None;
         }
@@ -300,7 +339,8 @@ impl Receiver {
         self.ack_deadline = None;
         self.last_ack_sent = self.rcv_nxt;
         let mut flags = Flags::default();
-        if self.ece || self.ce_unacked {
+        let ece = if self.ce_per_packet { self.ce_state } else { self.ece || self.ce_unacked };
+        if ece {
             flags.insert(Flags::ECE);
         }
         if self.fin_seq.is_some_and(|f| f < self.rcv_nxt) {
@@ -321,6 +361,23 @@ impl Receiver {
             seg,
             cc,
         })
+    }
+
+    /// RFC 8257 section 3.2, a data segment with CE state `ce` arrived: true (acknowledge it at
+    /// once) if the state changed, after turning an ACK still owed or delayed for the segments
+    /// before it into one that carries the old state.
+    fn ce_state_change(&mut self, ce: bool) -> bool {
+        if ce == self.ce_state {
+            return false;
+        }
+        if self.unacked_segments > 0 || self.acks_owed > 0 {
+            self.state_change_ack = Some((self.rcv_nxt, self.ce_state));
+            self.acks_owed = self.acks_owed.saturating_sub(1);
+            self.unacked_segments = 0;
+            self.ack_deadline = None;
+        }
+        self.ce_state = ce;
+        true
     }
 
     /// Delayed-ACK deadline, if armed.

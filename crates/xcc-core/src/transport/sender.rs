@@ -294,6 +294,9 @@ impl<C: Controller> Sender<C> {
     /// If the flow has more than `u32::MAX` segments (sequence numbers count segments in `u32`;
     /// an unlimited flow wraps after 2^32 segments, ~6 TB at 1460 B, which no run reaches).
     pub fn new(flow: FlowId, cfg: TransportConfig, cc: C, size_bytes: Option<u64>, now: Time) -> Sender<C> {
+        // A controller that cannot work without ECN (DCTCP) turns it on, as Linux's
+        // `TCP_CONG_NEEDS_ECN` does whatever the `tcp_ecn` sysctl says.
+        let cfg = TransportConfig { ecn: cfg.ecn || cc.needs_ecn(), ..cfg };
         let mss = cfg.mss_bytes.max(1) as u64;
         let rate_based = cc.is_rate_based();
         let rate = cc.wants_rate_samples().then(|| Box::new(RateSampler::new(now)));
@@ -379,6 +382,8 @@ impl<C: Controller> Sender<C> {
             bytes_in_flight: 0,
             in_recovery: false,
             rate: None,
+            ece: false,
+            flight_bytes: 0,
         };
         self.cc.on_feedback(now, &pkt.cc);
         self.cc.on_ack(now, &ev);
@@ -566,6 +571,8 @@ impl<C: Controller> Sender<C> {
             bytes_in_flight: self.bytes_in_flight(),
             in_recovery: self.in_recovery || exited || self.snd_una < self.cwr_end,
             rate,
+            ece: self.ecn && seg.flags.contains(Flags::ECE),
+            flight_bytes: self.out_bytes,
         };
         self.cc.on_feedback(now, &pkt.cc);
         self.cc.on_ack(now, &ev);

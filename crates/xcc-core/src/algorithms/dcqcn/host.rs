@@ -219,7 +219,9 @@ mod tests {
 
     /// The paper's parameters on a 40 Gbit/s NIC (its testbed), byte counter as given.
     fn sender(byte_counter_bytes: u64) -> DcqcnSender {
-        DcqcnSender::new(DcqcnParams { byte_counter_bytes, ..Default::default() }, 40e9).unwrap()
+        // R_HAI 400 Mbit/s (ten times R_AI, HPCC's ratio): the hand computation below was done with it.
+        let p = DcqcnParams { byte_counter_bytes, rate_hai_bps: 400e6, ..Default::default() };
+        DcqcnSender::new(p, 40e9).unwrap()
     }
 
     // N = 50 us. CE at 0 → CNP; CE at 30 → none (20 us too soon); unmarked at 50 → none;

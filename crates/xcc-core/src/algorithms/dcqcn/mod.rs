@@ -19,35 +19,43 @@ use serde::{Deserialize, Serialize};
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DcqcnParams {
-    /// Kmin: no mark at or below this queue, in bytes. 5 KB: the paper's parameter table as we
-    /// recall it (its text was not re-read here; docs/algorithms/dcqcn.md says which constants
-    /// other code corroborates).
-    /// (HPCC's ns-3 runs scale it with the link: 100 KB per 25 Gbit/s.)
+    /// Kmin: no mark at or below this queue, in bytes. 5 KB: the paper's parameter table (its
+    /// text was not re-read here; docs/algorithms/dcqcn.md). The DCQCN authors' public ns-3
+    /// code (github bobzhuyb/ns3-rdma, `mix/config.txt`) ships a sample with `KMIN 40` KB;
+    /// HPCC's ns-3 runs scale it with the link: 100 KB per 25 Gbit/s.
     pub kmin_bytes: u64,
-    /// Kmax: every packet is marked above this queue, in bytes. 200 KB: the paper.
-    /// (HPCC's runs: 400 KB per 25 Gbit/s.)
+    /// Kmax: every packet is marked above this queue, in bytes. 200 KB: the paper's table.
+    /// (ns3-rdma's sample `KMAX 1000` KB; HPCC's runs: 400 KB per 25 Gbit/s.)
     pub kmax_bytes: u64,
-    /// Pmax: marking probability at Kmax. 0.01: the paper. (HPCC's runs: 0.2.)
+    /// Pmax: marking probability at Kmax. 0.01: the paper's table. (ns3-rdma's sample 1.0;
+    /// HPCC's runs: 0.2.)
     pub pmax: f64,
-    /// N: least time between two CNPs of one flow, in microseconds. 50 us: the paper.
+    /// N: least time between two CNPs of one flow, in microseconds. 50 us: the paper; the
+    /// authors' ns3-rdma (`qbb-net-device.cc` attribute `CNPInterval` 50, `CNP_INTERVAL 50`).
     pub cnp_interval_us: f64,
-    /// g: gain of the alpha average. 1/256: the paper (and HPCC's `EWMA_GAIN 0.00390625`).
+    /// g: gain of the alpha average. 1/256: the paper; ns3-rdma `DCTCP_GAIN 0.00390625`; HPCC's
+    /// `run.py` `EWMA_GAIN 0.00390625` (its ns-3 attribute default is 1/16).
     pub g: f64,
-    /// K: alpha decays by (1 − g) every K without a CNP, in microseconds. 55 us: the paper.
+    /// K: alpha decays by (1 − g) every K without a CNP, in microseconds. 55 us: the paper;
+    /// ns3-rdma `AlphaResumInterval` 55 (HPCC's `rdma-hw.cc` default 55 too; its `dcqcn_paper`
+    /// run sets 50).
     pub alpha_timer_us: f64,
-    /// T: the rate-increase timer, in microseconds. 55 us: the paper (HPCC's `dcqcn_paper`
-    /// runs `RP_TIMER 55`; its tuned `dcqcn` runs 300).
+    /// T: the rate-increase timer, in microseconds. 55 us: the paper as we read its table;
+    /// HPCC's `dcqcn_paper` run sets `RP_TIMER 55`. The authors' ns3-rdma sample sets
+    /// `RP_TIMER 60` (attribute default 1500, the Mellanox NIC's); HPCC's tuned `dcqcn` 300.
     pub increase_timer_us: f64,
-    /// B: the byte counter, in bytes. 10 MB: the paper.
+    /// B: the byte counter, in bytes. 10 MB: the paper (htsim `_B` 10 MB). ns3-rdma's attribute
+    /// default is 150 KB and its sample 300 MB: the code does not pin B.
     pub byte_counter_bytes: u64,
-    /// F: fast-recovery steps before additive increase. 5: the paper.
+    /// F: fast-recovery steps before additive increase. 5: the paper; ns3-rdma
+    /// `FastRecoveryTimes` 5 (HPCC's `run.py` sets 1).
     pub fast_recovery_steps: u32,
-    /// R_AI, the additive step of the target rate, in bit/s. 40 Mbit/s: the paper, as recalled
-    /// (HPCC's runs use `5·bw/25` Mbit/s, 8 Mbit/s at 40 Gbit/s; htsim rate/20).
+    /// R_AI, the additive step of the target rate, in bit/s. 40 Mbit/s: the paper; ns3-rdma's
+    /// sample `RATE_AI 40Mb/s` (HPCC's runs `5·bw/25` Mbit/s; htsim rate/20).
     pub rate_ai_bps: f64,
-    /// R_HAI, the hyper-increase step, in bit/s. 400 Mbit/s: ten times R_AI, the ratio of the
-    /// HPCC authors' DCQCN runs (`RATE_AI 5·bw/25`, `RATE_HAI 50·bw/25` Mbit/s); the paper
-    /// names R_HAI without a value we could read.
+    /// R_HAI, the hyper-increase step, in bit/s. 200 Mbit/s: the DCQCN authors' ns3-rdma sample
+    /// (`RATE_HAI 200Mb/s`, five times its `RATE_AI`); the paper names R_HAI without a value we
+    /// could read. (HPCC's runs: `50·bw/25` Mbit/s, ten times their R_AI.)
     pub rate_hai_bps: f64,
     /// Least rate in bit/s. 100 Mbit/s: HPCC's ns-3 `MinRate` default and htsim's DCQCN.
     pub min_rate_bps: f64,
@@ -66,7 +74,7 @@ impl Default for DcqcnParams {
             byte_counter_bytes: 10_000_000,
             fast_recovery_steps: 5,
             rate_ai_bps: 40e6,
-            rate_hai_bps: 400e6,
+            rate_hai_bps: 200e6,
             min_rate_bps: 100e6,
         }
     }

@@ -14,13 +14,15 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct HpccParams {
     /// Target utilisation eta: the sender aims at `U = eta` on its most loaded hop.
-    /// 0.95: the paper, section 3.3, and the authors' ns-3 runs (`run.py --utgt 95`,
-    /// `U_TARGET 0.95`).
+    /// 0.95: the paper, section 3.3, and the authors' ns-3 code (`rdma-hw.cc` attribute
+    /// `TargetUtil` 0.95, `run.py --utgt 95`).
     pub eta: f64,
     /// maxStage: reference-window updates of additive increase before a multiplicative one
-    /// while `U < eta`. 5: the paper, section 3.3, as we recall its text (not re-read here;
-    /// docs/algorithms/hpcc.md). The authors' `run.py` defaults to `MI_THRESH 0`, every update
-    /// multiplicative; set 0 to run as they did.
+    /// while `U < eta`. 5: the paper, section 3.3, and the authors' `rdma-hw.cc` (attribute
+    /// `MiThresh`, default 5: `if (c >= 1 || incStage >= m_miThresh)` multiplies, else adds;
+    /// read this session). Their `run.py` passes `MI_THRESH 0` (every update multiplicative)
+    /// and their project page calls eta = 0.99 with maxStage = 0 "the best setting"; set 0 to
+    /// run as they did.
     pub max_stage: u32,
     /// W_AI in bytes; `None` takes the paper's rule `W_AI = W_init·(1 − eta)/N` (section 3.3)
     /// with `N = ai_flows`.

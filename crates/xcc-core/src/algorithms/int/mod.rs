@@ -5,9 +5,11 @@
 //! records onto the ACK; the sender compares two successive records of the same hop to get the
 //! hop's transmit rate over the interval between them.
 //!
-//! [`header`] is the value type and its exact wire encoding. It is not in the wire registry
-//! yet (see docs/algorithms/hpcc.md, "On the wire").
+//! [`header`] is the value type and its exact wire encoding; [`port`] is what an egress port
+//! stamps. Neither is in the registry yet (see docs/algorithms/hpcc.md, "What is left").
 
 pub mod header;
+pub mod port;
 
 pub use header::{IntError, IntHeader, IntHop, INT_HOP_LEN, INT_MAX_SLOTS, INT_PREAMBLE_LEN};
+pub use port::IntPort;
