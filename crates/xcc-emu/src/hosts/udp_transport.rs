@@ -48,6 +48,25 @@ pub fn pacing_catch_up() -> Dur {
         .map_or(PACING_CATCH_UP, |us| Dur(us * 1000))
 }
 
+/// How long the transport's loop sleeps in every millisecond: 150 µs. Since Linux 6.12 a
+/// per-CPU deadline server runs starved normal threads for 50 ms of each second ahead of every
+/// real-time thread, whatever `sched_rt_runtime_us` says. On a busy machine the loop's CPU (the
+/// hosts' receive processing is steered there too) starves them, and the loop stopped for those
+/// 50 ms at once, which the 1 ms catch-up cannot make up (a 1 Gbit/s flow 1.7 % short over 3 s
+/// per stall). Sleeping 150 µs of each millisecond gives them their share in pieces the
+/// catch-up covers: in 15 runs at a load average of 21-23 no such stall, against 6 in 10 runs
+/// without (docs/emu.md, "Under a shared machine's load").
+pub const TRANSPORT_YIELD: Dur = Dur(150_000);
+
+/// [`TRANSPORT_YIELD`], or `XCC_EMU_TRANSPORT_YIELD_US` microseconds (0: never sleeps but to
+/// wait; for measurements).
+pub fn transport_yield() -> Dur {
+    std::env::var("XCC_EMU_TRANSPORT_YIELD_US")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(TRANSPORT_YIELD, |us| Dur(us * 1000))
+}
+
 /// Socket buffer size (bytes) of every UDP socket: a window of datagrams that arrive while the
 /// driver is descheduled must wait in the socket, not be dropped (the run would fail: such
 /// drops are outside the modelled network). 8 MiB holds a 200 ms RTT at 100 Mbit/s and more.
@@ -349,6 +368,8 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let mut acks = SendBatch::new(gso);
     let mut next_sample = Time::ZERO;
     let catch_up = pacing_catch_up();
+    let yield_ns = transport_yield().as_ns();
+    let mut last_yield = sys::monotonic_ns();
     let mut triggered: Vec<(usize, Time)> = Vec::new();
     let mut wake_late_max_ns = 0;
     let mut ack_failures = 0;
@@ -454,6 +475,14 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             next_sample = Time(t.as_ns() + sample_every.as_ns());
         }
         wake = wake.min(next_sample);
+        if yield_ns > 0 && sys::monotonic_ns() - last_yield > 1_000_000 {
+            // Leave the CPU to normal threads for a moment each millisecond, so that the
+            // kernel's fair server need not take it for 50 ms at once ([`TRANSPORT_YIELD`]).
+            let ts = libc::timespec { tv_sec: 0, tv_nsec: yield_ns as _ };
+            // SAFETY: valid timespec; no remainder wanted.
+            unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+            last_yield = sys::monotonic_ns();
+        }
         let t = now();
         let timeout_ns = wake.as_ns().saturating_sub(t.as_ns());
         let ts =
