@@ -148,6 +148,11 @@ def measure_run(rate_mbps: int, seconds: float) -> dict[str, Any]:
             "transport_data_batched": info.get("transport_data_batched"),
             "transport_acks_batched": info.get("transport_acks_batched"),
             "host_wake_late_max_us": info.get("host_wake_late_max_us"),
+            # Sending time the pacers lost to a loop later than the catch-up, the worst
+            # lateness, and the loop's share of a CPU (udp_transport.rs).
+            "transport_pacing_lost_us": info.get("transport_pacing_lost_us"),
+            "transport_pacing_late_max_us": info.get("transport_pacing_late_max_us"),
+            "transport_cpu_share": info.get("transport_cpu_share"),
             "rt_throttling_lifted": info.get("rt_throttling_lifted"),
         }
     )

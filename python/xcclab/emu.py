@@ -298,6 +298,14 @@ def fidelity_warnings(stats: dict[str, Any]) -> list[str]:
     stall = stats.get("host_wake_late_max_us")
     if stall is not None and stall > HOST_STALL_LIMIT_US:
         out.append(f"a host's transport woke up to {stall / 1000:.1f} ms late (a stall)")
+    # A stall while the loop was not asleep (docs/emu.md: 50 ms of a CPU given to normal
+    # threads ahead of the real-time ones), seen at the paced departures it delayed.
+    late = stats.get("transport_pacing_late_max_us")
+    if late is not None and late > HOST_STALL_LIMIT_US:
+        out.append(
+            f"xcclab's transport came to a paced departure {late / 1000:.1f} ms late (a stall: "
+            "its flows sent less than their rate)"
+        )
     if stats.get("keep_awake") == "off":
         out.append(
             "the CPUs were allowed to idle (XCC_EMU_KEEP_AWAKE=0): wake-ups may add hundreds "

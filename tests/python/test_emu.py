@@ -317,6 +317,10 @@ def test_fidelity_warnings_name_what_made_a_run_less_faithful():
     lifted = fidelity_warnings({**noisy, "rt_throttling_lifted": True})
     assert len(lifted) == 6 and not any("95 % limit" in x for x in lifted), lifted
     assert "52.3 ms late (a stall: no CPU)" in lifted[5]
+    # A stall of xcclab's transport seen at its paced departures (issue 34: 50 ms ones).
+    assert fidelity_warnings({**quiet, "transport_pacing_late_max_us": 9_000}) == []
+    w = fidelity_warnings({**quiet, "transport_pacing_late_max_us": 51_344})
+    assert len(w) == 1 and "paced departure 51.3 ms late" in w[0], w
     # Seed 004's sessions: a source that lost sending time, a driver without priority.
     sessions = {**quiet, "session_hosts_realtime": True, "session_pacing_lost_max_us": 9_000}
     assert fidelity_warnings(sessions) == []

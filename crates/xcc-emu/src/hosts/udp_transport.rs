@@ -47,6 +47,26 @@ pub fn pacing_catch_up() -> Dur {
         .and_then(|v| v.parse::<u64>().ok())
         .map_or(PACING_CATCH_UP, |us| Dur(us * 1000))
 }
+
+/// How long the transport's loop sleeps in every millisecond: 150 µs. Since Linux 6.12 a
+/// per-CPU deadline server runs starved normal threads for 50 ms of each second ahead of every
+/// real-time thread, whatever `sched_rt_runtime_us` says. On a busy machine the loop's CPU (the
+/// hosts' receive processing is steered there too) starves them, and the loop stopped for those
+/// 50 ms at once, which the 1 ms catch-up cannot make up (a 1 Gbit/s flow 1.7 % short over 3 s
+/// per stall). Sleeping 150 µs of each millisecond gives them their share in pieces the
+/// catch-up covers: in 15 runs at a load average of 21-23 no such stall, against 6 in 10 runs
+/// without (docs/emu.md, "Under a shared machine's load").
+pub const TRANSPORT_YIELD: Dur = Dur(150_000);
+
+/// [`TRANSPORT_YIELD`], or `XCC_EMU_TRANSPORT_YIELD_US` microseconds (0: never sleeps but to
+/// wait; for measurements).
+pub fn transport_yield() -> Dur {
+    std::env::var("XCC_EMU_TRANSPORT_YIELD_US")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(TRANSPORT_YIELD, |us| Dur(us * 1000))
+}
+
 /// Socket buffer size (bytes) of every UDP socket: a window of datagrams that arrive while the
 /// driver is descheduled must wait in the socket, not be dropped (the run would fail: such
 /// drops are outside the modelled network). 8 MiB holds a 200 ms RTT at 100 Mbit/s and more.
@@ -111,6 +131,25 @@ pub struct TransportRun {
     pub ack_batches: (u64, u64),
     /// Reads of the hosts' sockets, and the datagrams in them (more with `UDP_GRO`).
     pub reads: (u64, u64),
+    /// The loop thread's CPU time and wall time (ns): near 1 it had no time to spare.
+    pub cpu_ns: u64,
+    pub wall_ns: u64,
+    /// Times the loop thread was preempted (involuntary context switches).
+    pub preempted: u64,
+    /// Sending time the flows' pacers lost: how much later than the catch-up allows the loop
+    /// came to a paced departure, summed over the flows' departures (ns), and at worst.
+    pub pacing_lost_ns: u64,
+    pub pacing_late_max_ns: u64,
+}
+
+/// Involuntary context switches of the calling thread so far.
+fn preemptions() -> u64 {
+    // SAFETY: a zeroed rusage is valid; getrusage writes into it.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+        ru.ru_nivcsw as u64
+    }
 }
 
 struct Flow {
@@ -316,6 +355,8 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         crate::os::cpu::keep_off_router_cpu();
     }
     let now = || Time(sys::monotonic_ns().saturating_sub(zero_ns));
+    let (cpu0, wall0, preempted0) = (sys::thread_cpu_ns(), sys::monotonic_ns(), preemptions());
+    let (mut pacing_lost_ns, mut pacing_late_max_ns) = (0u64, 0u64);
     let mut buf = Vec::with_capacity(2048);
     // A read can hold a 64 KiB run of datagrams (UDP_GRO).
     let mut rbuf = vec![0u8; 65_536];
@@ -327,6 +368,8 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
     let mut acks = SendBatch::new(gso);
     let mut next_sample = Time::ZERO;
     let catch_up = pacing_catch_up();
+    let yield_ns = transport_yield().as_ns();
+    let mut last_yield = sys::monotonic_ns();
     let mut triggered: Vec<(usize, Time)> = Vec::new();
     let mut wake_late_max_ns = 0;
     let mut ack_failures = 0;
@@ -374,7 +417,11 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             if rcv.poll_timeout().is_some_and(|d| d <= t) {
                 rcv.on_timeout(t);
             }
+            // A departure due at `d` and made now: lateness beyond the catch-up is lost time.
+            let due = snd.poll_timeout().filter(|&d| d <= t);
+            let mut sent_any = false;
             while let Some(p) = snd.poll_transmit(t) {
+                sent_any = true;
                 encode_payload(&p, &mut buf)?;
                 if buf.len() as u32 + IP_UDP_LEN > MTU {
                     return Err(io::Error::other(format!(
@@ -394,6 +441,11 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
                 f.result.send_failures += batch.push(&f.tx, &buf);
             }
             f.result.send_failures += batch.flush(&f.tx);
+            if let (Some(d), true) = (due, sent_any) {
+                let late = t.as_ns() - d.as_ns();
+                pacing_late_max_ns = pacing_late_max_ns.max(late);
+                pacing_lost_ns += late.saturating_sub(catch_up.as_ns());
+            }
             let rx = &rx_socks[rx_of[&f.setup.dst_addr]];
             let back = SocketAddrV4::new(Ipv4Addr::from(f.setup.src_addr), sender_port(f.setup.id));
             while let Some(p) = rcv.poll_transmit(t) {
@@ -423,6 +475,14 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
             next_sample = Time(t.as_ns() + sample_every.as_ns());
         }
         wake = wake.min(next_sample);
+        if yield_ns > 0 && sys::monotonic_ns() - last_yield > 1_000_000 {
+            // Leave the CPU to normal threads for a moment each millisecond, so that the
+            // kernel's fair server need not take it for 50 ms at once ([`TRANSPORT_YIELD`]).
+            let ts = libc::timespec { tv_sec: 0, tv_nsec: yield_ns as _ };
+            // SAFETY: valid timespec; no remainder wanted.
+            unsafe { libc::nanosleep(&ts, std::ptr::null_mut()) };
+            last_yield = sys::monotonic_ns();
+        }
         let t = now();
         let timeout_ns = wake.as_ns().saturating_sub(t.as_ns());
         let ts =
@@ -507,6 +567,11 @@ pub fn run(setups: Vec<FlowSetup>, zero_ns: u64, until: Time, sample_every: Dur)
         data_batches: (batch.batched_sends, batch.batched_datagrams),
         ack_batches: (acks.batched_sends, acks.batched_datagrams),
         reads: (reads, datagrams),
+        cpu_ns: sys::thread_cpu_ns() - cpu0,
+        wall_ns: sys::monotonic_ns() - wall0,
+        preempted: preemptions() - preempted0,
+        pacing_lost_ns,
+        pacing_late_max_ns,
     })
 }
 

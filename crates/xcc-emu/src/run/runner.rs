@@ -221,6 +221,12 @@ fn record_stats(
     stats["transport_acks_batched"] = json!(udp.ack_batches.1);
     stats["transport_reads"] = json!(udp.reads.0);
     stats["transport_datagrams_read"] = json!(udp.reads.1);
+    // Whether the transport's loop kept up: its share of a CPU, how often it was preempted,
+    // and the sending time its pacers lost to a loop later than the catch-up.
+    stats["transport_cpu_share"] = json!(udp.cpu_ns as f64 / (udp.wall_ns as f64).max(1.0));
+    stats["transport_preempted"] = json!(udp.preempted);
+    stats["transport_pacing_lost_us"] = json!(udp.pacing_lost_ns / 1000);
+    stats["transport_pacing_late_max_us"] = json!(udp.pacing_late_max_ns / 1000);
     stats["keep_awake"] = json!(conditions.keep_awake_method);
     stats["rt_throttling_lifted"] = json!(conditions.rt_throttling.lifted());
     stats["receive_backlog_raised"] = json!(conditions.backlog.lifted());
