@@ -5,6 +5,8 @@
 //! - [`topology`]: adjacency and per-flow routes.
 //! - [`schema`]: the result tables' columns, declared once for both drivers and Python.
 //! - [`session`]: a session flow's `protocol` (seed 004's explicit-rate session protocols).
+//! - [`sessions`]: a `[sessions]` table's generators (transit-stub graph, workload, routes)
+//!   and its expansion into nodes, links and flows.
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
 //! The simulator (`xcc-sim`) and the emulator (`xcc-emu`) both depend on this crate and neither
@@ -17,6 +19,7 @@ pub mod queue;
 pub mod scenario;
 pub mod schema;
 pub mod session;
+pub mod sessions;
 pub mod topology;
 
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

@@ -5,7 +5,8 @@
 //! - [`link`]: a directed link in virtual time (one event per packet-hop).
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
 //! - [`output`]: columnar results.
-//! - [`session`]: session experiments of seed 004 (explicit-rate protocols, fluid data, WAN topologies).
+//! - [`fluid`]: the fluid session driver of seed 004 (explicit-rate protocols, fluid data, WAN
+//!   topologies), an approximation validated against the packet engine; nothing here imports it.
 //! - [`session_group`]: the same protocols on the packet engine (`kind = "session"` flows).
 //!
 //! ```no_run
@@ -16,11 +17,12 @@
 
 pub mod engine;
 pub mod event_heap;
+pub mod fluid;
 pub mod link;
 pub mod output;
-pub mod session;
 pub mod session_group;
 pub mod sim;
+pub mod stats;
 
 // The scenario format, topology and construction live in xcc-build (shared with xcc-emu).
 pub use xcc_build::{capture, construct, scenario, schema, topology};

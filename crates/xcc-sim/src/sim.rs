@@ -17,7 +17,6 @@ use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
 mod session_metrics;
-mod session_workload;
 mod sessions;
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes, Topology};
@@ -223,7 +222,7 @@ pub struct Simulation {
 impl Simulation {
     /// Builds the simulation; fails if a flow has no route or a route is not contiguous.
     pub fn new(mut scenario: Scenario, metrics: bool) -> Result<Simulation, ScenarioError> {
-        let generated = session_workload::expand(&mut scenario)?;
+        let generated = xcc_build::sessions::expand(&mut scenario)?;
         let seed = scenario.seed;
         let err =
             |path: &str, message: String| ScenarioError { source: String::new(), path: path.to_string(), message };
