@@ -3,6 +3,9 @@
 //! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution into integers.
 //! - [`construct`]: the xcc-core state machines a resolved scenario asks for.
 //! - [`topology`]: adjacency and per-flow routes.
+//! - [`network`]: one [`network::Network`] from a resolved scenario (links with their
+//!   algorithms and random streams, routes and their checks, the `[sessions]` expansion),
+//!   which both drivers take.
 //! - [`schema`]: the result tables' columns, declared once for both drivers and Python.
 //! - [`session`]: a session flow's `protocol` (seed 004's explicit-rate session protocols).
 //! - [`sessions`]: a `[sessions]` table's generators (transit-stub graph, workload, routes)
@@ -15,6 +18,7 @@
 pub mod capture;
 pub mod cc;
 pub mod construct;
+pub mod network;
 pub mod queue;
 pub mod scenario;
 pub mod schema;
@@ -22,4 +26,5 @@ pub mod session;
 pub mod sessions;
 pub mod topology;
 
+pub use network::Network;
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

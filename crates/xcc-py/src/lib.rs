@@ -53,8 +53,8 @@ fn version() -> &'static str {
 #[pyo3(signature = (text, source, format = "toml"))]
 fn validate(text: &str, source: &str, format: &str) -> PyResult<String> {
     let s = xcc_sim::resolve(text, source, format_of(format)?).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    // Routes are checked when the simulation is built.
-    xcc_sim::Simulation::new(s.clone(), false).map_err(|mut e| {
+    // Routes (and a `[sessions]` table) are checked when the network is built.
+    xcc_sim::Network::build(s.clone()).map_err(|mut e| {
         e.source = source.to_string();
         PyValueError::new_err(e.to_string())
     })?;

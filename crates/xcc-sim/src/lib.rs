@@ -1,6 +1,7 @@
 //! # xcc-sim: a deterministic packet-level simulator for the xcc-core state machines
 //!
-//! - [`scenario`], [`topology`], [`construct`]: from xcc-build (re-exported).
+//! - [`scenario`], [`topology`], [`construct`], [`network`]: from xcc-build (re-exported);
+//!   a run builds one [`Network`] and the [`Simulation`] takes it.
 //! - [`engine`]: the (time, sequence)-ordered event queue.
 //! - [`link`]: a directed link in virtual time (one event per packet-hop).
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
@@ -25,7 +26,8 @@ pub mod sim;
 pub mod stats;
 
 // The scenario format, topology and construction live in xcc-build (shared with xcc-emu).
-pub use xcc_build::{capture, construct, scenario, schema, topology};
+pub use network::Network;
+pub use xcc_build::{capture, construct, network, scenario, schema, topology};
 
 pub use output::{RunOutput, RunStats, Table};
 pub use scenario::{resolve, Format, Scenario, ScenarioError};
@@ -60,10 +62,11 @@ pub fn run_text_capturing(
         scenario.seed = s;
     }
     let resolved = scenario.clone();
-    let mut sim = Simulation::new(scenario, metrics).map_err(|mut e| {
+    let network = Network::build(scenario).map_err(|mut e| {
         e.source = source.to_string();
         RunError::Scenario(e)
     })?;
+    let mut sim = Simulation::new(network, metrics);
     if let Some(link) = capture {
         sim.capture_link(link).map_err(|mut e| {
             e.source = source.to_string();
