@@ -69,7 +69,9 @@ def test_nothing_of_the_engine_imports_the_fluid_driver():
     edges = tool.graph(ROOT / "crates/xcc-sim/src")
     assert ("fluid",) in edges, "the fluid driver moved: update this test"
     importers = sorted(
-        "::".join(m) for m, to in edges.items() if m[:1] != ("fluid",) and any(t[:1] == ("fluid",) for t in to)
+        "::".join(m)
+        for m, to in edges.items()
+        if m[:1] != ("fluid",) and any(t[:1] == ("fluid",) for t in to)
     )
     assert importers == [], importers
     outside = {
@@ -93,7 +95,12 @@ def test_a_fluid_import_is_found_when_there_is_one(tmp_path):
 def test_no_driver_names_the_other_in_its_source():
     """Beyond the manifests: no `xcc_emu::` in the simulator's source, no `xcc_sim::` in the
     emulator's (tests comparing the two drivers live in `tests/`, as dev-dependencies)."""
-    pairs = (("xcc-sim", "xcc_emu"), ("xcc-emu", "xcc_sim"), ("xcc-build", "xcc_sim"), ("xcc-build", "xcc_emu"))
+    pairs = (
+        ("xcc-sim", "xcc_emu"),
+        ("xcc-emu", "xcc_sim"),
+        ("xcc-build", "xcc_sim"),
+        ("xcc-build", "xcc_emu"),
+    )
     found = [
         f"{f.relative_to(ROOT)} names {other}"
         for crate, other in pairs
