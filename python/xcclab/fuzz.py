@@ -16,8 +16,12 @@
 
 Each case must: finish without a panic, an abort or a hang (time limit); stay under
 :func:`memory_bound` (the child's peak resident memory); pass the simulator's end-of-run
-invariants (a broken one fails the run); and leave no flow starved silently: every flow that
-delivered nothing, or got under a tenth of its max-min share, must appear in the run's warnings
+invariants (a broken one fails the run); keep every flow's retransmission timer honest: no
+flow may have data outstanding with no ACK of new data for longer than its RTO without the
+timer firing (the flows table's ``rto_overdue``, counted by the transport, must be 0); and
+leave no flow starved or window-capped silently: every flow that delivered nothing, got under
+a tenth of its max-min share, or was held back by the transport's window cap
+(``window_capped``), must appear in the run's warnings
 (:meth:`xcclab.results.RunResult.warnings`). Cases run in batches in child processes
 (:mod:`xcclab.isolated`: starting Python with polars costs a second or two per process); a
 batch that dies or passes its time limit is rerun case by case to name the culprit.
@@ -199,6 +203,32 @@ def memory_bound(case: Case) -> int:
     )
 
 
+def flow_problem(row: dict[str, Any], warned: str, duration: float) -> str | None:
+    """What is wrong with one row of a case's flows table, given the run's warnings (joined)
+    and its duration: a retransmission timer that did not fire (``rto_overdue``, RFC 6298
+    section 5), or a window cap or a starvation the warnings do not name; None if nothing."""
+    name = row["name"]
+    if row.get("rto_overdue"):
+        return (
+            f"flow {name!r}: its retransmission timer did not fire {row['rto_overdue']} times "
+            "data went unacknowledged for longer than its RTO"
+        )
+    said = f"flow {name!r}" in warned
+    if row.get("window_capped") and not said:
+        return f"flow {name!r} held by the window cap silently"
+    if (row.get("start_s") or 0.0) >= duration:
+        return None
+    if is_starved(row) and not said:
+        return f"flow {name!r} starved silently"
+    return None
+
+
+def is_starved(row: dict[str, Any]) -> bool:
+    """Delivered nothing, or under a tenth of its max-min share over the second half."""
+    late, share = row.get("late_rate_bps"), row.get("maxmin_bps")
+    return not row.get("bytes_delivered") or bool(late is not None and share and late < 0.1 * share)
+
+
 def check(case: Case) -> dict[str, Any]:
     """Run one case in this process; the findings (nothing raised for a failing case)."""
     import resource
@@ -215,23 +245,22 @@ def check(case: Case) -> dict[str, Any]:
     wall = time.monotonic() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     warned = " ".join(res.warnings())
-    starved = []
     duration = res.scenario["duration_ns"] * 1e-9
-    for row in res.flows.iter_rows(named=True):
-        if (row.get("start_s") or 0.0) >= duration:
-            continue
-        late, share = row.get("late_rate_bps"), row.get("maxmin_bps")
-        low = not row.get("bytes_delivered") or (late is not None and share and late < 0.1 * share)
-        if low:
-            starved.append(row["name"])
-            if f"flow {row['name']!r}" not in warned:
-                return {"seed": case.seed, "problem": f"flow {row['name']!r} starved silently"}
+    rows = list(res.flows.iter_rows(named=True))
+    for row in rows:
+        problem = flow_problem(row, warned, duration)
+        if problem:
+            return {"seed": case.seed, "problem": problem}
     return {
         "seed": case.seed,
         "problem": None,
         "wall_s": wall,
         "peak_rss": peak,
-        "starved": starved,
+        "starved": [
+            r["name"] for r in rows if (r.get("start_s") or 0.0) < duration and is_starved(r)
+        ],
+        "capped": [r["name"] for r in rows if r.get("window_capped")],
+        "timeouts": sum(r.get("timeouts") or 0 for r in rows),
         "events": res.run_info["stats"]["events"],
     }
 
@@ -311,6 +340,8 @@ def fuzz(cases: int, seed: int = 0, jobs: int = 1, log: Any = None) -> dict[str,
         "failures": sorted(failures, key=lambda f: f["seed"]),
         "by_cc": by_cc,
         "starved_with_warning": sum(1 for r in ok if r["starved"]),
+        "window_capped_with_warning": sum(1 for r in ok if r["capped"]),
+        "timeouts_checked": sum(r["timeouts"] for r in ok),
         "max_case_wall_s": max((r["wall_s"] for r in ok), default=0.0),
         "max_peak_rss": max((r["peak_rss"] for r in ok), default=0),
         "events": sum(r["events"] for r in ok),

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-from . import __version__
 from ._fsutil import atomic_dir
+from ._version import __version__
 from .errors import ScenarioError, load_native
 from .scenario import Scenario, _toml_loads, read_scenario_text
 from .schema import OPTIONAL_TABLE_NAMES, TABLE_NAMES, to_frame
@@ -50,6 +50,16 @@ PCAP_FILE = "capture.pcap"
 STARVED_SHARE = 0.1
 #: Warnings the summary prints; the rest are counted.
 MAX_SUMMARY_WARNINGS = 5
+#: The transport's window cap (``MAX_WINDOW_BYTES``, ``MAX_WINDOW_SEGMENTS`` in
+#: ``crates/xcc-core/src/transport/sender.rs``): TCP's largest window (RFC 7323), and at most
+#: 2^20 segments for a tiny MSS.
+WINDOW_CAP_BYTES = 1 << 30
+WINDOW_CAP_SEGMENTS = 1 << 20
+
+
+def window_cap_packets(mss_bytes: int) -> int:
+    """The window cap in full-sized packets for this MSS (``window_cap_segments`` in Rust)."""
+    return min(WINDOW_CAP_BYTES // max(mss_bytes, 1), WINDOW_CAP_SEGMENTS)
 
 
 @dataclass
@@ -459,10 +469,28 @@ class RunResult:
     def warnings(self) -> list[str]:
         """Flows a reader would otherwise miss: one that delivered nothing although it started
         before the end, and one whose rate over the second half is below a tenth of its max-min
-        share (:data:`STARVED_SHARE`), each with the counters that point at a cause."""
+        share (:data:`STARVED_SHARE`), each with the counters that point at a cause; and one
+        the transport's window cap held back (``window_capped``), with the cap."""
         duration = self.scenario.get("duration_ns", 0) * 1e-9
+        mss = {
+            f["name"]: f["kind"]["transport"]["mss_bytes"]
+            for f in self.scenario.get("flows", [])
+            if f.get("kind", {}).get("kind") == "bulk"
+        }
         out = []
         for row in self.flows.iter_rows(named=True):
+            if row.get("window_capped"):
+                cap = (
+                    f"{window_cap_packets(mss[row['name']]):,} packets"
+                    if row["name"] in mss
+                    else f"{WINDOW_CAP_BYTES:,} B or {WINDOW_CAP_SEGMENTS:,} packets"
+                )
+                out.append(
+                    f"flow {row['name']!r}: the transport's window reached its cap of {cap} "
+                    f"(TCP's largest window, RFC 7323) and held a packet back "
+                    f"{row['window_capped']:,} times: a standing queue that large, or a "
+                    "controller asking for more than it should"
+                )
             start = row.get("start_s") or 0.0
             if start >= duration:
                 continue

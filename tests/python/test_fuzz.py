@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from xcclab.fuzz import fuzz, generate, memory_bound, registries
+from xcclab.fuzz import flow_problem, fuzz, generate, memory_bound, registries
 
 #: Seeded cases in every CI run (under five minutes on two cores).
 CI_CASES = 300
@@ -50,3 +50,16 @@ def test_cases_the_fuzzer_once_failed_pass():
     for outcome in run_isolated(check_batch, cases, limits=Limits(seconds=120)):
         assert outcome.error is None
         assert [r["problem"] for r in outcome.result] == [None]
+
+
+def test_the_per_flow_checks_fail_on_what_they_look_for():
+    ok = {"name": "f1", "start_s": 0.0, "bytes_delivered": 10, "rto_overdue": 0}
+    assert flow_problem(ok, "", 1.0) is None
+    overdue = {**ok, "rto_overdue": 2}
+    assert "timer did not fire 2 times" in flow_problem(overdue, "flow 'f1' ...", 1.0)
+    capped = {**ok, "window_capped": 5}
+    assert "window cap silently" in flow_problem(capped, "flow 'f2': ...", 1.0)
+    assert flow_problem(capped, "flow 'f1': the transport's window reached its cap", 1.0) is None
+    starved = {**ok, "late_rate_bps": 1.0, "maxmin_bps": 100.0}
+    assert "starved silently" in flow_problem(starved, "", 1.0)
+    assert flow_problem({**ok, "bytes_delivered": 0, "start_s": 1.0}, "", 1.0) is None

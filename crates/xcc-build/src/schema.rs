@@ -70,6 +70,8 @@ pub const TABLES: &[(&str, &[ColumnSpec])] = &[
             c("ce_received", I64, "packets", "CE-marked data packets seen by the receiver"),
             n("min_rtt_s", F64, "s", "smallest RTT sample; null without samples"),
             n("srtt_s", F64, "s", "smoothed RTT (RFC 6298) at the end of the flow; null without samples"),
+            n("window_capped", I64, "", "times the transport's window cap held a data packet back; null if not measured"),
+            n("rto_overdue", I64, "", "RTOs passed with nothing acknowledged and no timer expiry (0 in a correct run)"),
         ],
     ),
     (

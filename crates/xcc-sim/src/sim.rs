@@ -18,6 +18,7 @@ use xcc_core::prefetch::prefetch_bytes;
 
 mod session_metrics;
 mod sessions;
+mod window_cap;
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes};
 use xcc_build::network::Network;
@@ -261,6 +262,8 @@ impl Simulation {
             let mut session = None;
             let (role, size, cc, transport, cbr) = match f.kind {
                 FlowKind::Bulk { size_bytes, cc, transport } => {
+                    window_cap::check(&transport, fwd, rev, &routes, &scenario.links)
+                        .map_err(|m| err(&f.origin, format!("flow '{}': {m}", f.name)))?;
                     (Role::Bulk, size_bytes, Some(cc), Some(transport), None)
                 }
                 FlowKind::Cbr { rate_bps, packet_bytes } => {
@@ -977,6 +980,26 @@ impl Simulation {
                     return Err(format!("flow {}: delivered {} B of a {} B flow", rec.name, rec.delivered, size));
                 }
             }
+            let (snd, rcv) = match &rec.ep {
+                Endpoints::Bulk(ends) => (ends.sender.stats_at(self.end), ends.receiver.stats()),
+                Endpoints::Done(stats) => **stats,
+                _ => continue,
+            };
+            // RFC 6298 section 5: the timer fires after one RTO with nothing acknowledged.
+            if snd.rto_overdue > 0 {
+                return Err(format!(
+                    "flow {}: {} times data went unacknowledged for longer than its RTO without the \
+                     retransmission timer firing",
+                    rec.name, snd.rto_overdue
+                ));
+            }
+            if rcv.beyond_window > 0 {
+                return Err(format!(
+                    "flow {}: its receiver refused {} segments beyond the receive window: the sender passed its \
+                     window cap",
+                    rec.name, rcv.beyond_window
+                ));
+            }
         }
         Ok(())
     }
@@ -991,7 +1014,7 @@ impl Simulation {
         let mut flows = TableBuilder::default();
         for (i, rec) in self.flows.iter().enumerate() {
             let (snd, rcv) = match &rec.ep {
-                Endpoints::Bulk(ends) => (ends.sender.stats(), ends.receiver.stats()),
+                Endpoints::Bulk(ends) => (ends.sender.stats_at(end), ends.receiver.stats()),
                 Endpoints::Done(stats) => **stats,
                 _ => (SenderStats::default(), ReceiverStats::default()),
             };
@@ -1032,7 +1055,9 @@ impl Simulation {
                 .i64("ecn_reductions", snd.ecn_reductions as i64)
                 .i64("ce_received", rcv.ce_received as i64)
                 .f64("min_rtt_s", secs_or_nan(snd.min_rtt))
-                .f64("srtt_s", secs_or_nan(snd.srtt));
+                .f64("srtt_s", secs_or_nan(snd.srtt))
+                .i64("window_capped", snd.window_capped as i64)
+                .i64("rto_overdue", snd.rto_overdue as i64);
         }
         let mut links = TableBuilder::default();
         let dur = end.as_secs_f64();

@@ -28,4 +28,4 @@ pub use handshake::Connect;
 pub use rate::RateSample;
 pub use receiver::{Receiver, ReceiverStats};
 pub use rtt::RttEstimator;
-pub use sender::{Sender, SenderStats};
+pub use sender::{window_cap_segments, Sender, SenderStats};

@@ -29,6 +29,14 @@
 //!
 //! With [`DelayedAck::quick_acks`] the first segments are acknowledged one by one (Linux's
 //! quick-ACK mode at connection start) before the delayed-ACK rule applies.
+//!
+//! **Receive window.** Out-of-order segments are held only below `rcv_nxt +`
+//! [`MAX_RECEIVE_WINDOW_SEGMENTS`] (the sender's own cap, [`super::sender::MAX_WINDOW_SEGMENTS`]):
+//! a segment beyond it is outside the receive window, so it is not held but acknowledged at
+//! once (RFC 9293 section 3.10.7.4, an unacceptable segment), and counted in
+//! [`ReceiverStats::beyond_window`]. The reorder list therefore holds at most half that many
+//! ranges whatever the peer sends; our sender never goes beyond it (the simulator's end-of-run
+//! invariants check that the count is 0).
 
 use crate::host::{AnyEchoer, Echoer};
 use crate::packet::{FlowId, Packet};
@@ -40,6 +48,10 @@ use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind,
 /// first block is the newest; later ones repeat recently reported blocks). A few more than
 /// `MAX_SACK_BLOCKS` so that blocks merged by a filled hole do not shorten the list.
 const SACK_HISTORY: usize = 2 * MAX_SACK_BLOCKS;
+
+/// The receive window in segments: out-of-order segments at or beyond `rcv_nxt` plus this are
+/// refused (see the module doc). Equal to the sender's cap, which our sender never exceeds.
+pub const MAX_RECEIVE_WINDOW_SEGMENTS: u32 = super::sender::MAX_WINDOW_SEGMENTS as u32;
 
 /// Counters a driver samples.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -54,6 +66,9 @@ pub struct ReceiverStats {
     pub ce_received: u64,
     /// ACK packets sent.
     pub acks_sent: u64,
+    /// Data segments refused because they lay beyond the receive window
+    /// ([`MAX_RECEIVE_WINDOW_SEGMENTS`] above the next expected one).
+    pub beyond_window: u64,
 }
 
 /// The receiving end of one flow.
@@ -205,6 +220,10 @@ impl Receiver {
                 self.quick_acks_left -= 1;
                 immediate = true;
             }
+        } else if seq > self.rcv_nxt && seq - self.rcv_nxt >= MAX_RECEIVE_WINDOW_SEGMENTS {
+            // Outside the receive window: not held, acknowledged at once (RFC 9293 3.10.7.4).
+            self.stats.beyond_window += 1;
+            immediate = true;
         } else if seq < self.rcv_nxt || !self.hold(seq) {
             // Duplicate: RFC 5681 section 4.2 asks for an immediate (duplicate) ACK.
             self.stats.duplicates += 1;
@@ -475,6 +494,28 @@ mod tests {
         assert_eq!(acks(&mut r, ms(7))[0].ack, 4);
         let s = r.stats();
         assert_eq!((s.segments_received, s.duplicates, s.bytes_delivered), (6, 1, 4 * MSS as u64));
+    }
+
+    //  Receive window: a segment MAX_RECEIVE_WINDOW_SEGMENTS or more above rcv_nxt is refused
+    //  (acknowledged at once, not held); one just inside is held and SACKed.
+    #[test]
+    fn segments_beyond_the_receive_window_are_refused_not_held() {
+        let mut r = rx(cfg());
+        let far = MAX_RECEIVE_WINDOW_SEGMENTS;
+        assert_eq!(r.on_packet(ms(1), &data(far, 1)), 0);
+        let a = acks(&mut r, ms(1));
+        assert_eq!((a.len(), a[0].ack, a[0].sack_len), (1, 0, 0));
+        assert_eq!(r.stats().beyond_window, 1);
+        r.on_packet(ms(2), &data(far - 1, 2));
+        let a = acks(&mut r, ms(2));
+        assert_eq!(a[0].sack_blocks(), &[SackBlock { start: far - 1, end: far }]);
+        assert_eq!(r.stats().beyond_window, 1);
+        // The window moves with rcv_nxt: once 0 arrived, `far` is inside it.
+        r.on_packet(ms(3), &data(0, 3));
+        r.on_packet(ms(4), &data(far, 4));
+        assert_eq!((r.stats().beyond_window, r.next_expected()), (1, 1));
+        let a = acks(&mut r, ms(4));
+        assert_eq!(a.last().unwrap().sack_blocks(), &[SackBlock { start: far - 1, end: far + 1 }]);
     }
 
     //  t=0  SYN (ECE CWR, ts 0) ─▶  ◀─ SYN-ACK ECE, ack 0, echoes ts 0

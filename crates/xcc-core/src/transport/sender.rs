@@ -61,10 +61,18 @@
 //!
 //! - **Window bound.** The window the sender uses is the controller's, capped at
 //!   [`MAX_WINDOW_BYTES`] (TCP's largest window, RFC 7323 section 2.3) and at
-//!   [`MAX_WINDOW_SEGMENTS`] segments: the scoreboard, the receiver's reorder list and the
-//!   queues a flow fills grow with the window, so a controller that asks for more (a bug, or a
-//!   law outside its range) cannot exhaust memory. [`SenderStats::window_capped`] counts the
-//!   packets the cap held back, so a run can say when it bound.
+//!   [`MAX_WINDOW_SEGMENTS`] segments ([`window_cap_segments`] for a given MSS): the
+//!   scoreboard, the receiver's reorder list and the queues a flow fills grow with the window,
+//!   so a controller that asks for more (a bug, or a law outside its range) cannot exhaust
+//!   memory. [`SenderStats::window_capped`] counts the packets the cap held back; the
+//!   simulator writes it to the flows table and the run's summary names every flow it held.
+//! - **Timer check.** Independently of the timer itself, the sender records when data became
+//!   outstanding with no cumulative ACK since and no expiry since, and the RTO then in force:
+//!   RFC 6298 section 5 says the timer must expire within that RTO (the clock granularity `G`
+//!   of late) unless an ACK of new data arrives first. [`SenderStats::rto_overdue`] counts the
+//!   times it did not ([`Sender::stats_at`] also counts a period still open at the end); the
+//!   simulator's end-of-run invariants require 0 for every flow, and the scenario fuzzer checks
+//!   the flows table's column.
 //!
 //! # Controller hooks, in order
 //!
@@ -138,6 +146,10 @@ pub struct SenderStats {
     pub window_capped: u64,
     /// Segments marked lost because they were last sent more than one RTO ago (SACK recovery).
     pub timed_out_marks: u64,
+    /// Times data stayed outstanding with no ACK of new data for longer than the RTO in force
+    /// (plus the clock granularity) without the retransmission timer firing: a broken timer
+    /// (RFC 6298 section 5), 0 in a correct run. See "Timer check" in the module doc.
+    pub rto_overdue: u64,
 }
 
 /// The largest window in bytes: TCP's (RFC 7323 section 2.3: a 14-bit scale of a 16-bit
@@ -146,6 +158,12 @@ pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
 /// The largest window in segments, for tiny MSS: 2^20 scoreboard entries (8 MiB plus the send
 /// times, 8 MiB) per flow.
 pub const MAX_WINDOW_SEGMENTS: u64 = 1 << 20;
+
+/// The window cap in full-sized segments for a flow of this MSS: the smaller of
+/// [`MAX_WINDOW_BYTES`] / MSS and [`MAX_WINDOW_SEGMENTS`].
+pub fn window_cap_segments(mss_bytes: u32) -> u64 {
+    (MAX_WINDOW_BYTES / mss_bytes.max(1) as u64).min(MAX_WINDOW_SEGMENTS)
+}
 
 /// Scoreboard flag: the receiver holds this segment (RFC 2018).
 const SACKED: u8 = 1;
@@ -234,6 +252,10 @@ pub struct Sender<C: Controller = AnyController> {
     cwr_pending: bool,
     rtt: RttEstimator,
     rto_deadline: Option<Time>,
+    /// Timer check: while data is outstanding, the latest time the retransmission timer may
+    /// fire unless an ACK of new data comes first (set from the RTO when the period began;
+    /// see "Timer check" in the module doc). Kept apart from `rto_deadline` on purpose.
+    rto_due_by: Option<Time>,
     /// Pacer: earliest departure of the next data packet.
     next_send: Time,
     /// The last `poll_transmit` had a packet ready but the pacer held it.
@@ -320,6 +342,7 @@ impl<C: Controller> Sender<C> {
             cwr_pending: false,
             rtt: RttEstimator::from_config(&cfg),
             rto_deadline: None,
+            rto_due_by: None,
             next_send: now,
             pacing_blocked: false,
             rate_based,
@@ -515,6 +538,9 @@ impl<C: Controller> Sender<C> {
             self.rto_deadline = None;
         } else if restart_rto {
             self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        if newly {
+            self.rto_period_ends(now);
         }
         if let Some(total) = self.total_segs {
             if self.snd_una >= total && self.stats.completed_at.is_none() {
@@ -725,6 +751,7 @@ impl<C: Controller> Sender<C> {
         self.rtx_scan = self.snd_una;
         self.force_rtx = true;
         self.rto_deadline = Some(now + self.rtt.rto());
+        self.rto_period_ends(now);
     }
 
     /// Stop sending new data (the flow's stop time); outstanding data is still recovered.
@@ -735,6 +762,16 @@ impl<C: Controller> Sender<C> {
     /// True once every byte of a sized flow is acknowledged.
     pub fn is_complete(&self) -> bool {
         self.stats.completed_at.is_some()
+    }
+
+    /// [`Sender::stats`] at the end of a run at `now`: `rto_overdue` also counts a period still
+    /// open whose RTO has passed (the timer never fired).
+    pub fn stats_at(&self, now: Time) -> SenderStats {
+        let mut s = self.stats();
+        if self.rto_due_by.is_some_and(|due| now > due + self.cfg.clock_granularity) {
+            s.rto_overdue += 1;
+        }
+        s
     }
 
     /// Counters, with the gauges sampled now.
@@ -880,6 +917,9 @@ impl<C: Controller> Sender<C> {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
+        if self.rto_due_by.is_none() {
+            self.rto_due_by = Some(now + self.rtt.rto());
+        }
         if let Some(rate) = pacing {
             let gap = Dur::from_secs_f64(wire_bytes as f64 * 8.0 / rate);
             // From the scheduled departure if the driver was late (within the catch-up bound),
@@ -961,6 +1001,17 @@ impl<C: Controller> Sender<C> {
         self.rtx_scan = self.rtx_scan.max(ack);
         self.timeout_scan = self.timeout_scan.max(ack);
         bytes
+    }
+
+    /// Timer check: an ACK of new data or an expiry ends the period at `now` (counted as
+    /// overdue if it lasted past its RTO and the clock granularity); the next one starts now,
+    /// with the RTO now in force, if data is still outstanding.
+    #[inline]
+    fn rto_period_ends(&mut self, now: Time) {
+        if self.rto_due_by.is_some_and(|due| now > due + self.cfg.clock_granularity) {
+            self.stats.rto_overdue += 1;
+        }
+        self.rto_due_by = (self.snd_una < self.snd_max).then(|| now + self.rtt.rto());
     }
 
     /// New data would take the scoreboard past [`MAX_WINDOW_SEGMENTS`] entries.
@@ -1571,6 +1622,58 @@ mod tests {
         assert_eq!(s.stats().timed_out_marks, 14, "6..19 (5 is marked by the partial ACK)");
         assert_eq!(seqs(&drain(&mut s, ms(300))), vec![5, 6]);
         assert_eq!(s.bytes_in_flight(), 2 * MSS as u64);
+    }
+
+    //  Timer check (RFC 6298 section 5): segs 0, 1 leave at t=0 with the initial RTO of 1 s.
+    //  A driver that calls on_timeout at 1000 ms sees no overdue period; one that skips it
+    //  sees one, counted by the next ACK of new data, or by stats_at for a period still open.
+    #[test]
+    fn the_timer_check_counts_a_retransmission_timer_that_did_not_fire() {
+        // Driven correctly: the expiry at 1000 ms ends the first period, the ACK the second.
+        let mut s = Sender::new(FlowId(1), cfg(), reno(), None, Time::ZERO);
+        drain(&mut s, Time::ZERO);
+        s.on_timeout(ms(1000));
+        drain(&mut s, ms(1000));
+        assert_eq!(s.stats().timeouts, 1);
+        s.on_packet(ms(1100), &ack_pkt(1, ms(1000)));
+        assert_eq!(s.stats_at(ms(1100)).rto_overdue, 0);
+
+        // The driver forgets the timer: the ACK at 1500 ms ends a period that passed its RTO.
+        let mut s = Sender::new(FlowId(1), cfg(), reno(), None, Time::ZERO);
+        drain(&mut s, Time::ZERO);
+        s.on_packet(ms(1500), &ack_pkt(1, Time::ZERO));
+        assert_eq!((s.stats().timeouts, s.stats().rto_overdue), (0, 1));
+
+        // Still open at the end: late by more than the clock granularity (1 ms) only counts.
+        let mut s = Sender::new(FlowId(1), cfg(), reno(), None, Time::ZERO);
+        drain(&mut s, Time::ZERO);
+        assert_eq!(s.stats_at(Time(1_001_000_000)).rto_overdue, 0);
+        assert_eq!(s.stats_at(Time(1_001_000_001)).rto_overdue, 1);
+        assert_eq!(s.stats().rto_overdue, 0);
+
+        // Nothing outstanding, nothing due: an idle flow is never overdue.
+        let mut s = Sender::new(FlowId(1), cfg(), reno(), Some(1000), Time::ZERO);
+        drain(&mut s, Time::ZERO);
+        s.on_packet(ms(100), &ack_pkt(1, Time::ZERO));
+        assert!(s.is_complete());
+        assert_eq!(s.stats_at(ms(60_000)).rto_overdue, 0);
+    }
+
+    //  A duplicate ACK must not postpone the timer: if it did (a restart on every ACK instead
+    //  of every ACK of new data, RFC 6298 section 5.3), a flow whose ACKs keep coming without
+    //  progress would never time out. The check sees the difference.
+    #[test]
+    fn duplicate_acks_do_not_postpone_the_timer_and_the_check_agrees() {
+        let mut s = Sender::new(FlowId(1), cfg(), reno(), None, Time::ZERO);
+        drain(&mut s, Time::ZERO);
+        s.on_packet(ms(100), &ack_pkt(1, Time::ZERO)); // RTO now 300 ms: due at 400 ms
+        drain(&mut s, ms(100));
+        for t in [200, 300, 390] {
+            s.on_packet(ms(t), &ack_pkt(1, Time::ZERO)); // duplicates (no fast retransmit: < 3)
+        }
+        assert_eq!(s.poll_timeout(), Some(ms(400)));
+        s.on_timeout(ms(400));
+        assert_eq!((s.stats().timeouts, s.stats_at(ms(400)).rto_overdue), (1, 0));
     }
 
     /// A controller that asks for an unbounded window gets TCP's largest (2^30 bytes), or

@@ -54,6 +54,8 @@ pub fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns
         push(&mut flows, "ce_received", json!(o.ce_received));
         push(&mut flows, "min_rtt_s", nan(o.min_rtt_s));
         push(&mut flows, "srtt_s", nan(o.srtt_s));
+        push(&mut flows, "window_capped", json!(-1)); // not measured by the emulator
+        push(&mut flows, "rto_overdue", json!(-1));
     }
     for (k, t) in txns.iter().enumerate() {
         let g = &s.transactions[t.group];
@@ -85,6 +87,8 @@ pub fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns
             push(&mut flows, "ce_received", json!(o.ce_received));
             push(&mut flows, "min_rtt_s", json!(f64::NAN));
             push(&mut flows, "srtt_s", json!(f64::NAN));
+            push(&mut flows, "window_capped", json!(-1)); // not measured by the emulator
+            push(&mut flows, "rto_overdue", json!(-1));
         }
     }
     let mut transactions: BTreeMap<&str, Vec<Value>> = BTreeMap::new();
