@@ -10,6 +10,7 @@
 //! - [`session`]: a session flow's `protocol` (seed 004's explicit-rate session protocols).
 //! - [`sessions`]: a `[sessions]` table's generators (transit-stub graph, workload, routes)
 //!   and its expansion into nodes, links and flows.
+//! - [`window_cap`]: the check that a window-based flow's path fits the transport's window cap.
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
 //! The simulator (`xcc-sim`) and the emulator (`xcc-emu`) both depend on this crate and neither
@@ -25,6 +26,7 @@ pub mod schema;
 pub mod session;
 pub mod sessions;
 pub mod topology;
+pub mod window_cap;
 
 pub use network::Network;
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

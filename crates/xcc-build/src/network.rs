@@ -14,6 +14,7 @@ use crate::scenario::model::{Cc, FlowKind, Protocol, Queue, Scenario};
 use crate::scenario::ScenarioError;
 use crate::sessions;
 use crate::topology::{Route, Routes, Topology};
+use crate::window_cap;
 
 /// A scenario built: nodes, links, flows, algorithms, random streams, routes.
 pub struct Network {
@@ -87,7 +88,7 @@ fn err(path: &str, message: String) -> ScenarioError {
 impl Network {
     /// Builds `scenario`'s network; fails, naming the field, if a flow has no route, an explicit
     /// route is not contiguous, an explicit protocol's flow crosses no router of its kind, a
-    /// session's route is longer than session protocols handle, or the `[sessions]` table
+    /// window-based flow's path needs more than the transport's window cap, a session's route is longer than session protocols handle, or the `[sessions]` table
     /// cannot be generated.
     pub fn build(mut scenario: Scenario) -> Result<Network, ScenarioError> {
         let generated = sessions::expand(&mut scenario)?;
@@ -158,6 +159,11 @@ impl Network {
                     route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), cc)?
                 }
             };
+            // A window-based flow whose path needs more than the transport's window cap.
+            if let FlowKind::Bulk { transport, .. } = &f.kind {
+                window_cap::check(transport, fwd, rev, &routes, &scenario.links)
+                    .map_err(|m| err(&f.origin, format!("flow '{}': {m}", f.name)))?;
+            }
             // SLBN names the links of a path by position in a 128-bit set.
             if matches!(f.kind, FlowKind::Session { .. }) && fwd.len as usize > HopSet::MAX_HOPS {
                 return Err(err(

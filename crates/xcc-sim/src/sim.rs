@@ -18,7 +18,6 @@ use xcc_core::prefetch::prefetch_bytes;
 
 mod session_metrics;
 mod sessions;
-mod window_cap;
 use crate::scenario::ScenarioError;
 use crate::topology::{Route, Routes};
 use xcc_build::network::Network;
@@ -262,8 +261,6 @@ impl Simulation {
             let mut session = None;
             let (role, size, cc, transport, cbr) = match f.kind {
                 FlowKind::Bulk { size_bytes, cc, transport } => {
-                    window_cap::check(&transport, fwd, rev, &routes, &scenario.links)
-                        .map_err(|m| err(&f.origin, format!("flow '{}': {m}", f.name)))?;
                     (Role::Bulk, size_bytes, Some(cc), Some(transport), None)
                 }
                 FlowKind::Cbr { rate_bps, packet_bytes } => {
