@@ -1,11 +1,13 @@
-"""No import cycle among the Rust modules of a crate, and no arrow from one driver to the other
-(docs/architecture.md, "Layering"); no import cycle among the modules of the Python package,
-imports inside functions included, and no reproduction importing its own variants."""
+"""No import cycle among the Rust modules of a crate, no arrow from one driver to the other, and
+none to the fluid session driver (docs/architecture.md, "Layering"); no import cycle among the
+modules of the Python package, imports inside functions included, and no reproduction
+importing its own variants."""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from pathlib import Path
 
 try:
@@ -51,6 +53,64 @@ def test_the_drivers_do_not_depend_on_each_other():
     assert "xcc-emu" not in deps("xcc-sim")
     assert not {"xcc-sim", "xcc-emu"} & deps("xcc-build")
     assert not {"xcc-sim", "xcc-emu", "xcc-build"} & deps("xcc-core")
+
+
+def _sources(crate: str) -> dict[Path, str]:
+    return {f: f.read_text() for f in sorted((ROOT / "crates" / crate / "src").rglob("*.rs"))}
+
+
+def _code(text: str) -> str:
+    """Rust source without its comments (docs may name any module)."""
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def test_nothing_of_the_engine_imports_the_fluid_driver():
+    """The fluid session driver (`xcc_sim::fluid`) is a labelled approximation and a leaf: no
+    module of xcc-sim outside it imports it, and no other crate does except the Python
+    binding's entry point to it (`run_sessions`)."""
+    tool = _tool()
+    edges = tool.graph(ROOT / "crates/xcc-sim/src")
+    assert ("fluid",) in edges, "the fluid driver moved: update this test"
+    importers = sorted(
+        "::".join(m)
+        for m, to in edges.items()
+        if m[:1] != ("fluid",) and any(t[:1] == ("fluid",) for t in to)
+    )
+    assert importers == [], importers
+    outside = {
+        str(f.relative_to(ROOT)): len(re.findall(r"xcc_sim::fluid\b", _code(text)))
+        for crate in ("xcc-core", "xcc-build", "xcc-emu", "xcc-py")
+        for f, text in _sources(crate).items()
+    }
+    outside = {f: n for f, n in outside.items() if n}
+    assert outside == {"crates/xcc-py/src/lib.rs": 1}, outside
+
+
+def test_a_fluid_import_is_found_when_there_is_one(tmp_path):
+    """The checker itself: a packet-engine module naming the fluid driver is an arrow to it."""
+    tool = _tool()
+    (tmp_path / "lib.rs").write_text("pub mod fluid;\npub mod sim;\n")
+    (tmp_path / "fluid.rs").write_text("pub struct F;\n")
+    (tmp_path / "sim.rs").write_text("use crate::fluid::F;\n")
+    assert ("fluid",) in tool.graph(tmp_path)[("sim",)]
+
+
+def test_no_driver_names_the_other_in_its_source():
+    """Beyond the manifests: no `xcc_emu::` in the simulator's source, no `xcc_sim::` in the
+    emulator's (tests comparing the two drivers live in `tests/`, as dev-dependencies)."""
+    pairs = (
+        ("xcc-sim", "xcc_emu"),
+        ("xcc-emu", "xcc_sim"),
+        ("xcc-build", "xcc_sim"),
+        ("xcc-build", "xcc_emu"),
+    )
+    found = [
+        f"{f.relative_to(ROOT)} names {other}"
+        for crate, other in pairs
+        for f, text in _sources(crate).items()
+        if re.search(rf"\b{other}::", _code(text))
+    ]
+    assert not found, found
 
 
 # --- Python: the package's import graph, from the source (every import statement, wherever it

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
+use xcc_build::Network;
 use xcc_emu::hosts::apps;
 use xcc_emu::os::netns::{self, Topology};
 use xcc_emu::os::sys;
@@ -49,9 +50,11 @@ fn addr(plan: &Plan, port: usize, p: u16) -> SocketAddr {
 /// Brings the plan up, runs `body` with the router running in its own thread, stops the router
 /// and returns it (for its counters) with the kernel's TUN counters of every host.
 fn with_router<T>(plan: Plan, body: impl FnOnce(&Plan) -> T) -> (T, Router, Vec<netns::DevCounters>) {
-    let Plan { host_nodes, hosts, fabric } = plan;
+    let Plan { scenario, sessions, host_nodes, hosts, fabric } = plan;
     let mut topo = Topology::create(hosts.clone()).expect("namespaces");
     let shell = Plan {
+        scenario,
+        sessions,
         host_nodes,
         hosts,
         fabric: xcc_emu::router::fabric::Fabric::new(
@@ -88,7 +91,7 @@ fn two_hosts_through_the_tun_router() {
     let prefix = format!("{}t", netns::run_prefix());
 
     // 1. RTT and bulk TCP throughput over DropTail (buffer 2 BDP so Reno keeps the link busy).
-    let plan = Plan::new(&scenario("\"droptail\"", 34), &prefix, "reno");
+    let plan = Plan::new(Network::build(scenario("\"droptail\"", 34)).unwrap(), &prefix, "reno");
     let ((rtts, sink, sent), router, counters) = with_router(plan, |p| {
         let ns_a = p.hosts[0].path();
         let ns_b = p.hosts[1].path();
@@ -141,7 +144,7 @@ fn two_hosts_through_the_tun_router() {
 
     // 2. RED marks CE; the Linux sender counts CE-echoed deliveries and no data is dropped.
     let red = "{ kind = \"red\", min_th = \"3pkt\", max_th = \"15pkt\", max_p = 0.1, w_q = 0.02, action = \"mark\" }";
-    let plan = Plan::new(&scenario(red, 100), &format!("{prefix}r"), "reno");
+    let plan = Plan::new(Network::build(scenario(red, 100)).unwrap(), &format!("{prefix}r"), "reno");
     let (sent, router, counters) = with_router(plan, |p| {
         let listener = sys::in_netns(&p.hosts[1].path(), || TcpListener::bind(addr(p, 1, 5002))).unwrap();
         let sink = thread::spawn(move || apps::tcp_sink(listener));

@@ -53,8 +53,8 @@ fn version() -> &'static str {
 #[pyo3(signature = (text, source, format = "toml"))]
 fn validate(text: &str, source: &str, format: &str) -> PyResult<String> {
     let s = xcc_sim::resolve(text, source, format_of(format)?).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    // Routes are checked when the simulation is built.
-    xcc_sim::Simulation::new(s.clone(), false).map_err(|mut e| {
+    // Routes (and a `[sessions]` table) are checked when the network is built.
+    xcc_sim::Network::build(s.clone()).map_err(|mut e| {
         e.source = source.to_string();
         PyValueError::new_err(e.to_string())
     })?;
@@ -160,7 +160,8 @@ fn max_min_fair(
     Ok(d.into_any().unbind())
 }
 
-/// Runs a session experiment of seed 004 (JSON, see xcc_sim::session::experiment); returns
+/// Runs a session experiment of seed 004 on the fluid session driver (JSON, see
+/// xcc_sim::fluid::experiment); returns
 /// {"stats": {...}, "tables": {"samples", "completions", "finals"}} as dicts of columns.
 #[pyfunction]
 #[pyo3(signature = (text, source, progress = None))]
@@ -174,7 +175,7 @@ fn run_sessions(py: Python<'_>, text: &str, source: &str, progress: Option<PyObj
         }
     };
     let wall = std::time::Instant::now();
-    let result = xcc_sim::session::run_experiment(text, source, Some(&mut report));
+    let result = xcc_sim::fluid::run_experiment(text, source, Some(&mut report));
     let wall = wall.elapsed().as_secs_f64();
     if let Some(e) = callback_error {
         return Err(e);
@@ -266,12 +267,8 @@ type TableSchema = Vec<(&'static str, bool, Vec<(&'static str, &'static str, &'s
 /// link's `queue`), "host" (a flow's `cc`), "session" (`run_sessions`' protocols).
 #[pyfunction]
 fn algorithm_names() -> Vec<(&'static str, Vec<&'static str>)> {
-    use xcc_sim::scenario::model::{Cc, Queue};
-    vec![
-        ("host", Cc::NAMES.to_vec()),
-        ("link", Queue::NAMES.to_vec()),
-        ("session", xcc_sim::session::protocols::PROTOCOLS.to_vec()),
-    ]
+    use xcc_sim::scenario::model::{Cc, Protocol, Queue};
+    vec![("host", Cc::NAMES.to_vec()), ("link", Queue::NAMES.to_vec()), ("session", Protocol::NAMES.to_vec())]
 }
 
 /// What the analysis needs to know of each registered algorithm, from the registries: for
@@ -300,7 +297,7 @@ type KindRow = (&'static str, &'static str, Option<usize>, Option<&'static str>)
 /// Names of the session protocols this build can run (`run_sessions`' `protocol`).
 #[pyfunction]
 fn session_protocols() -> Vec<&'static str> {
-    xcc_sim::session::protocols::PROTOCOLS.to_vec()
+    xcc_sim::scenario::model::Protocol::NAMES.to_vec()
 }
 
 /// The congestion headers this build encodes, from the wire registry: `(proto, name, len,

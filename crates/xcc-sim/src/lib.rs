@@ -1,11 +1,13 @@
 //! # xcc-sim: a deterministic packet-level simulator for the xcc-core state machines
 //!
-//! - [`scenario`], [`topology`], [`construct`]: from xcc-build (re-exported).
+//! - [`scenario`], [`topology`], [`construct`], [`network`]: from xcc-build (re-exported);
+//!   a run builds one [`Network`] and the [`Simulation`] takes it.
 //! - [`engine`]: the (time, sequence)-ordered event queue.
 //! - [`link`]: a directed link in virtual time (one event per packet-hop).
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
 //! - [`output`]: columnar results.
-//! - [`session`]: session experiments of seed 004 (explicit-rate protocols, fluid data, WAN topologies).
+//! - [`fluid`]: the fluid session driver of seed 004 (explicit-rate protocols, fluid data, WAN
+//!   topologies), an approximation validated against the packet engine; nothing here imports it.
 //! - [`session_group`]: the same protocols on the packet engine (`kind = "session"` flows).
 //!
 //! ```no_run
@@ -16,14 +18,16 @@
 
 pub mod engine;
 pub mod event_heap;
+pub mod fluid;
 pub mod link;
 pub mod output;
-pub mod session;
 pub mod session_group;
 pub mod sim;
+pub mod stats;
 
 // The scenario format, topology and construction live in xcc-build (shared with xcc-emu).
-pub use xcc_build::{capture, construct, scenario, schema, topology};
+pub use network::Network;
+pub use xcc_build::{capture, construct, network, scenario, schema, topology};
 
 pub use output::{RunOutput, RunStats, Table};
 pub use scenario::{resolve, Format, Scenario, ScenarioError};
@@ -58,10 +62,11 @@ pub fn run_text_capturing(
         scenario.seed = s;
     }
     let resolved = scenario.clone();
-    let mut sim = Simulation::new(scenario, metrics).map_err(|mut e| {
+    let network = Network::build(scenario).map_err(|mut e| {
         e.source = source.to_string();
         RunError::Scenario(e)
     })?;
+    let mut sim = Simulation::new(network, metrics);
     if let Some(link) = capture {
         sim.capture_link(link).map_err(|mut e| {
             e.source = source.to_string();

@@ -8,20 +8,19 @@ use xcc_core::wire::{Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
-use crate::construct::{controller, echoer, link_algorithm, transport_config};
+use crate::construct::{controller, echoer, transport_config};
 use crate::engine::{Event, EventQueue};
 use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{RunOutput, RunStats, TableBuilder};
-use crate::scenario::model::{self, Cc, FlowKind, Queue, Scenario, SizeDist};
+use crate::scenario::model::{self, Cc, FlowKind, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
 mod session_metrics;
-mod session_workload;
 mod sessions;
-mod window_cap;
 use crate::scenario::ScenarioError;
-use crate::topology::{Route, Routes, Topology};
+use crate::topology::{Route, Routes};
+use xcc_build::network::Network;
 use xcc_core::link::model::Offer;
 
 /// Why a run failed after its scenario was accepted.
@@ -222,133 +221,55 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Builds the simulation; fails if a flow has no route or a route is not contiguous.
-    pub fn new(mut scenario: Scenario, metrics: bool) -> Result<Simulation, ScenarioError> {
-        let generated = session_workload::expand(&mut scenario)?;
+    /// The simulation of a built network (`Network::build` has checked the routes and expanded
+    /// a `[sessions]` table): its links take the network's algorithms and random streams, its
+    /// flows the network's routes and session groups.
+    pub fn new(network: Network, metrics: bool) -> Simulation {
+        let Network {
+            scenario,
+            links: built,
+            routes,
+            flow_routes,
+            arrival_routes,
+            transaction_routes,
+            sessions: session_groups,
+        } = network;
         let seed = scenario.seed;
-        let err =
-            |path: &str, message: String| ScenarioError { source: String::new(), path: path.to_string(), message };
-        let mut topo = Topology::new(&scenario);
         let links: Vec<SimLink> = scenario
             .links
             .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let algo = link_algorithm(&l.queue, component_rng(seed, kind::LINK, i as u64), l.rate_bps);
+            .zip(built)
+            .map(|(l, b)| {
                 let mut link = SimLink::new(
                     l.rate_bps,
                     Dur(l.delay_ns),
                     l.buffer.packets.unwrap_or(u64::MAX),
                     l.buffer.bytes.unwrap_or(u64::MAX),
-                    algo,
-                    component_rng(seed, kind::LINK_LOSS, i as u64),
+                    b.algorithm,
+                    b.loss_rng,
                 );
                 link.loss = l.loss;
                 link.jitter_ns = l.jitter_ns.min(u32::MAX as u64) as u32;
                 link
             })
             .collect();
-        let link_from: Vec<u32> = scenario.links.iter().map(|l| l.from).collect();
-        let mut routes = Routes::default();
-        let node_name = |n: u32| scenario.nodes[n as usize].name.clone();
-        let route_for = |topo: &mut Topology,
-                         routes: &mut Routes,
-                         origin: &str,
-                         src: u32,
-                         dst: u32,
-                         explicit: Option<&Vec<u32>>,
-                         cc: Option<&Cc>|
-         -> Result<(Route, Route), ScenarioError> {
-            let path = match explicit {
-                Some(nodes) => topo.explicit(nodes).map_err(|k| {
-                    err(
-                        &format!("{origin}.route[{}]", k + 1),
-                        format!("no link joins '{}' to '{}'", node_name(nodes[k]), node_name(nodes[k + 1])),
-                    )
-                })?,
-                None => topo.shortest(src, dst, |l| link_from[l as usize]).ok_or_else(|| {
-                    err(
-                        origin,
-                        format!(
-                            "no route from '{}' to '{}': the topology is disconnected between them",
-                            node_name(src),
-                            node_name(dst)
-                        ),
-                    )
-                })?,
-            };
-            // An explicit protocol's source hears its rate or price only from routers of its
-            // own kind; with none on its path it would grow without bound (e.g. MaxNet at
-            // x_max), so the scenario is refused here rather than left to exhaust memory.
-            if let Some(kind) = cc.map(Cc::name).filter(|k| Queue::NAMES.contains(k)) {
-                if !path.iter().any(|&l| scenario.links[l as usize].queue.name() == kind) {
-                    return Err(err(
-                        origin,
-                        format!(
-                            "cc = \"{kind}\" needs a link with queue = \"{kind}\" on its route from '{}' to '{}', \
-                             and no link on it has one (its sources would get no feedback)",
-                            node_name(src),
-                            node_name(dst)
-                        ),
-                    ));
-                }
-            }
-            let fwd = routes.add(&path);
-            let rev = routes.add_reverse(fwd);
-            Ok((fwd, rev))
-        };
 
         let mut queue = EventQueue::new();
-        let mut flows = Vec::new();
-        // Session protocols by name, and how many sessions each has.
-        let mut protocols: Vec<(model::Protocol, u32)> = Vec::new();
+        let mut flows = Vec::with_capacity(scenario.flows.len());
         for (i, f) in scenario.flows.iter().enumerate() {
-            let flow_cc = match &f.kind {
-                FlowKind::Bulk { cc, .. } => Some(cc),
-                FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
-            };
-            let (fwd, rev) = match generated.as_ref().filter(|g| i >= g.first_flow) {
-                // A generated session: its path from its source router's tree.
-                Some(g) => {
-                    let fwd = routes.add(g.paths.path(i - g.first_flow));
-                    (fwd, routes.add_reverse(fwd))
-                }
-                None => route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), flow_cc)?,
-            };
+            let (fwd, rev) = flow_routes[i];
             let mut session = None;
             let (role, size, cc, transport, cbr) = match f.kind {
                 FlowKind::Bulk { size_bytes, cc, transport } => {
-                    window_cap::check(&transport, fwd, rev, &routes, &scenario.links)
-                        .map_err(|m| err(&f.origin, format!("flow '{}': {m}", f.name)))?;
                     (Role::Bulk, size_bytes, Some(cc), Some(transport), None)
                 }
                 FlowKind::Cbr { rate_bps, packet_bytes } => {
                     (Role::Cbr, None, None, None, Some((rate_bps, packet_bytes)))
                 }
                 FlowKind::Session { protocol, size_bytes, demand_bps, packet_bytes } => {
-                    // SLBN names the links of a path by position in a 128-bit set.
-                    if fwd.len as usize > xcc_core::algorithms::slbn::HopSet::MAX_HOPS {
-                        return Err(err(
-                            &f.origin,
-                            format!(
-                                "the route has {} links; session protocols handle at most {}",
-                                fwd.len,
-                                xcc_core::algorithms::slbn::HopSet::MAX_HOPS
-                            ),
-                        ));
-                    }
-                    let g = match protocols.iter().position(|(p, _)| p.name() == protocol.name()) {
-                        Some(g) => g,
-                        None => {
-                            protocols.push((protocol, 0));
-                            protocols.len() - 1
-                        }
-                    };
-                    let local = protocols[g].1;
-                    protocols[g].1 += 1;
+                    let (group, local) = session_groups.of_flow[i].expect("a session flow has a group");
                     let demand = demand_bps.map_or(f64::INFINITY, |d| d as f64);
-                    session =
-                        Some(SessionSpec { group: g as u32, local, demand, protocol: protocol.name(), packet_bytes });
+                    session = Some(SessionSpec { group, local, demand, protocol: protocol.name(), packet_bytes });
                     (Role::Session, size_bytes, None, None, None)
                 }
             };
@@ -374,7 +295,7 @@ impl Simulation {
         }
         let mut generators = Vec::new();
         for (g, a) in scenario.arrivals.iter().enumerate() {
-            let (fwd, rev) = route_for(&mut topo, &mut routes, &a.origin, a.src, a.dst, None, Some(&a.cc))?;
+            let (fwd, rev) = arrival_routes[g];
             queue.schedule(Time(a.start_ns), Event::Arrival(g as u32));
             generators.push(Generator {
                 spec: a.clone(),
@@ -387,8 +308,7 @@ impl Simulation {
         let mut txn_groups = Vec::new();
         let mut txns = Vec::new();
         for (g, t) in scenario.transactions.iter().enumerate() {
-            let req = route_for(&mut topo, &mut routes, &t.origin, t.client, t.server, None, Some(&t.cc))?;
-            let resp = route_for(&mut topo, &mut routes, &t.origin, t.server, t.client, None, Some(&t.cc))?;
+            let [req, resp] = transaction_routes[g];
             // Spread uniformly (evenly spaced) over [start, stop).
             for k in 0..t.count as u64 {
                 let at = Time(t.start_ns + (t.stop_ns - t.start_ns) * k / t.count as u64);
@@ -402,8 +322,12 @@ impl Simulation {
                 queue.schedule(t, Event::LinkTimer(i as u32));
             }
         }
-        let groups: Vec<Box<dyn SessionGroup>> =
-            protocols.iter().map(|(p, n)| new_group(p, *n as usize, links.len())).collect();
+        let groups: Vec<Box<dyn SessionGroup>> = session_groups
+            .protocols
+            .iter()
+            .zip(&session_groups.counts)
+            .map(|(p, &n)| new_group(p, n as usize, links.len()))
+            .collect();
         for (g, group) in groups.iter().enumerate() {
             if let Some(d) = group.tick_interval() {
                 queue.schedule(Time::ZERO + d, Event::SessionTick(g as u32));
@@ -421,7 +345,7 @@ impl Simulation {
             let end = Time(scenario.duration_ns);
             session_metrics::SessionSampler::new(interval, window, end, (flows.len(), n_links), &mut queue)
         });
-        Ok(Simulation {
+        Simulation {
             end: Time(scenario.duration_ns),
             scenario,
             now: Time::ZERO,
@@ -447,7 +371,7 @@ impl Simulation {
             tick_bytes,
             absorbed: (0, 0),
             sampler,
-        })
+        }
     }
 
     pub fn scenario(&self) -> &Scenario {

@@ -5,28 +5,26 @@
 //! `converges::<P>` is generic so each session protocol can add its own cases.
 
 use serde_json::{json, Value};
+use xcc_build::sessions::{generate, transit_stub, Edge, Graph, Sessions, TransitStubParams, Window, WorkloadSpec};
 use xcc_core::algorithms::slbn::Slbn;
 use xcc_core::session::SessionProtocol;
 use xcc_core::{Dur, Time};
-use xcc_sim::session::network::{Edge, Network};
-use xcc_sim::session::protocols::run;
-use xcc_sim::session::transit_stub::{transit_stub, TransitStubParams};
-use xcc_sim::session::workload::{generate, Sessions, Window, WorkloadSpec};
-use xcc_sim::session::RunSettings;
+use xcc_sim::fluid::protocols::run;
+use xcc_sim::fluid::RunSettings;
 
 const HOSTS: u32 = 16;
 
 /// A chain of routers 0 - 1 - ... with the given capacities (bit/s) and 2 ms links; every
 /// router has `HOSTS` hosts on links fast enough never to bottleneck (the paper's "virtual
 /// link of infinite capacity").
-fn chain(capacities: &[f64]) -> Network {
+fn chain(capacities: &[f64]) -> Graph {
     let edges = capacities
         .iter()
         .enumerate()
         .map(|(i, &c)| Edge { a: i as u32, b: i as u32 + 1, capacity: c, delay: Dur::from_ms(2) })
         .collect();
     let routers = capacities.len() as u32 + 1;
-    Network {
+    Graph {
         routers,
         edges,
         access_routers: (0..routers).collect(),
@@ -43,7 +41,7 @@ fn add(s: &mut Sessions, a: u32, b: u32, start_ms: u64, demand: f64) {
 }
 
 /// Runs `P` for `secs` and returns (rate, max-min rate) per session present at the end.
-fn final_rates<P: SessionProtocol>(params: Value, net: &Network, sessions: Sessions, secs: f64) -> Vec<(f64, f64)> {
+fn final_rates<P: SessionProtocol>(params: Value, net: &Graph, sessions: Sessions, secs: f64) -> Vec<(f64, f64)> {
     let settings = RunSettings {
         duration: Time::ZERO + Dur::from_secs_f64(secs),
         sample_interval: Dur::from_secs_f64(secs / 4.0),
@@ -55,7 +53,7 @@ fn final_rates<P: SessionProtocol>(params: Value, net: &Network, sessions: Sessi
 }
 
 /// Every session's final rate equals the max-min rate up to `rel` (relative).
-fn converges<P: SessionProtocol>(params: Value, net: &Network, sessions: Sessions, secs: f64, rel: f64) {
+fn converges<P: SessionProtocol>(params: Value, net: &Graph, sessions: Sessions, secs: f64, rel: f64) {
     let n = sessions.len();
     let r = final_rates::<P>(params, net, sessions, secs);
     assert_eq!(r.len(), n);
@@ -64,7 +62,7 @@ fn converges<P: SessionProtocol>(params: Value, net: &Network, sessions: Session
     }
 }
 
-fn slbn_both_join_variants(net: &Network, sessions: Sessions, expect: &[f64]) {
+fn slbn_both_join_variants(net: &Graph, sessions: Sessions, expect: &[f64]) {
     for variant in [false, true] {
         let params = json!({ "join_lowers_bw": variant });
         let r = final_rates::<Slbn>(params, net, sessions.clone(), 2.0);

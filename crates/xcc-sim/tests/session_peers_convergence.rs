@@ -14,16 +14,14 @@
 //!   `[x*, (1 + delta) x* / 0.99]`, with 1 % slack for the discrete averaging intervals.
 
 use serde_json::{json, Value};
+use xcc_build::sessions::{generate, transit_stub, Edge, Graph, Sessions, TransitStubParams, Window, WorkloadSpec};
 use xcc_core::algorithms::bfyz::Bfyz;
 use xcc_core::algorithms::cobb::Cobb;
 use xcc_core::algorithms::erica::Erica;
 use xcc_core::session::SessionProtocol;
 use xcc_core::{Dur, Time};
-use xcc_sim::session::network::{Edge, Network};
-use xcc_sim::session::protocols::run;
-use xcc_sim::session::transit_stub::{transit_stub, TransitStubParams};
-use xcc_sim::session::workload::{generate, Sessions, Window, WorkloadSpec};
-use xcc_sim::session::RunSettings;
+use xcc_sim::fluid::protocols::run;
+use xcc_sim::fluid::RunSettings;
 
 const HOSTS: u32 = 16;
 const INF: f64 = f64::INFINITY;
@@ -31,14 +29,14 @@ const DATA_SHARE: f64 = 0.99;
 
 /// A chain of routers with the given capacities (bit/s) and 2 ms links; hosts on links that
 /// never bottleneck.
-fn chain(capacities: &[f64]) -> Network {
+fn chain(capacities: &[f64]) -> Graph {
     let edges = capacities
         .iter()
         .enumerate()
         .map(|(i, &c)| Edge { a: i as u32, b: i as u32 + 1, capacity: c, delay: Dur::from_ms(2) })
         .collect();
     let routers = capacities.len() as u32 + 1;
-    Network {
+    Graph {
         routers,
         edges,
         access_routers: (0..routers).collect(),
@@ -55,7 +53,7 @@ fn add(s: &mut Sessions, a: u32, b: u32, start_ms: u64, demand: f64) {
 }
 
 /// (rate, max-min rate) of every session present after `secs`.
-fn final_rates<P: SessionProtocol>(params: &Value, net: &Network, sessions: Sessions, secs: f64) -> Vec<(f64, f64)> {
+fn final_rates<P: SessionProtocol>(params: &Value, net: &Graph, sessions: Sessions, secs: f64) -> Vec<(f64, f64)> {
     let settings = RunSettings {
         duration: Time::ZERO + Dur::from_secs_f64(secs),
         sample_interval: Dur::from_secs_f64(secs / 4.0),
@@ -67,7 +65,7 @@ fn final_rates<P: SessionProtocol>(params: &Value, net: &Network, sessions: Sess
 }
 
 /// The four networks, each with its hand-solved rates.
-fn cases() -> Vec<(&'static str, Network, Sessions, Vec<f64>)> {
+fn cases() -> Vec<(&'static str, Graph, Sessions, Vec<f64>)> {
     let mut v = Vec::new();
     let mut s = Sessions::default();
     for i in 0..3 {
@@ -261,7 +259,7 @@ fn rcp_and_bfyz_runs_are_deterministic() {
         data_share: DATA_SHARE,
         record_final: true,
     };
-    fn key(o: &xcc_sim::session::SessionOutput) -> Vec<u64> {
+    fn key(o: &xcc_sim::fluid::SessionOutput) -> Vec<u64> {
         let s = &o.samples;
         [&s.es_mean, &s.es_p10, &s.es_p90, &s.ee_mean, &s.ee_max, &s.max_queue_bits, &o.finals.rate_bps]
             .iter()

@@ -33,11 +33,11 @@ pub struct Scenario {
 pub struct SessionWorkload {
     pub protocol: Protocol,
     pub packet_bytes: u32,
-    /// `"medium"`, `"large"` or `{ transit_stub = { ... } }` (`xcc_sim::session::experiment::TopologySpec`).
+    /// `"medium"`, `"large"` or `{ transit_stub = { ... } }` ([`crate::sessions::TopologySpec`]).
     pub topology: serde_json::Value,
     /// Seeds the network alone; `None`: the scenario's seed.
     pub topology_seed: Option<u64>,
-    /// Arrivals, departures, sizes, demand (`xcc_sim::session::workload::WorkloadSpec`).
+    /// Arrivals, departures, sizes, demand ([`crate::sessions::WorkloadSpec`]).
     pub workload: serde_json::Value,
     /// Error metrics every `sample_interval_ns`; 0: none.
     pub sample_interval_ns: u64,

@@ -32,9 +32,9 @@ pub struct TopSpec {
 
 /// `[sessions]`: seed 004's workloads as one table. The network (a transit-stub graph with
 /// hosts that exist only once a session uses them) and the sessions are generated when the
-/// simulation is built, so a file stays a few lines for 180,000 sessions. `topology` and
-/// `workload` have the session driver's JSON form (`xcc_sim::session::experiment`), typed when
-/// the simulation is built.
+/// network is built ([`crate::network`]), so a file stays a few lines for 180,000 sessions.
+/// `topology` and `workload` have the generators' JSON form ([`crate::sessions`]), typed when
+/// the network is built.
 #[derive(Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct SessionsSpec {

@@ -114,7 +114,9 @@ pub fn measure(mode: Mode, rate_mbps: u64, seconds: f64) -> io::Result<Value> {
     let load_before = load_average();
     let s = scenario(rate_mbps)?;
     let prefix = format!("{}b", netns::run_prefix());
-    let mut plan = Plan::new(&s, &prefix, "reno");
+    let network =
+        xcc_build::Network::build(s).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+    let mut plan = Plan::new(network, &prefix, "reno");
     let hosts = plan.hosts.clone();
     let forward = plan.fabric.route(0, 1).and_then(|r| r.first().copied()).unwrap_or(0);
     let mut topo = Topology::create(hosts.clone())?;

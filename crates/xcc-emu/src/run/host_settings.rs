@@ -1,6 +1,7 @@
 //! The plan of a run with what its hosts' kernels are told: ECN per host, and what Linux TCP
 //! flows' `transport` and NewReno's `initial_window` ask where Linux has a knob.
 
+use xcc_build::network::Network;
 use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
 
 use crate::os::netns;
@@ -16,15 +17,16 @@ pub fn linux_mss(t: &Transport) -> Option<u32> {
     (t.mss_bytes < ROUTE_MSS).then_some(t.mss_bytes)
 }
 
-/// The plan of scenario `s` under a fresh namespace prefix: the router's carriers model
+/// The plan of `network` under a fresh namespace prefix: the router's carriers model
 /// `header_bytes` of explicit header (from the preflight), and every host's ECN and Linux TCP
 /// settings are those its flows ask for.
-pub fn host_plan(s: &Scenario, stack: Stack, header_bytes: u32) -> Plan {
+pub fn host_plan(network: Network, stack: Stack, header_bytes: u32) -> Plan {
     let prefix = netns::run_prefix();
-    let mut plan = Plan::new(s, &prefix, "reno");
+    let mut plan = Plan::new(network, &prefix, "reno");
     plan.fabric.carriers = Carriers::with_modelled_header(header_bytes);
-    ecn_settings(s, &mut plan);
-    linux_tcp_settings(s, &mut plan, stack);
+    let s = plan.scenario.clone();
+    ecn_settings(&s, &mut plan);
+    linux_tcp_settings(&s, &mut plan, stack);
     plan
 }
 

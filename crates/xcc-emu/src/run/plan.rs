@@ -1,14 +1,14 @@
-//! From a resolved scenario to what the emulator builds: one namespace and router port per
-//! host, the links with their algorithms (the simulator's own registry), and a route for every
-//! ordered pair of hosts (shortest path, as the simulator routes flows without an explicit
-//! `route`).
+//! From a built network ([`xcc_build::Network`], the value the simulator takes too) to what the
+//! emulator builds: one namespace and router port per host, the links with the network's
+//! algorithms, and a route for every ordered pair of hosts. The router routes by host pair, so
+//! a pair takes the route of the first flow between them (its forward route, or the reverse of
+//! a flow the other way, as the simulator's acknowledgements and feedback go), and the other
+//! pairs the shortest path, as the simulator routes a flow without an explicit `route`.
 
 use xcc_build::capture::node_address;
-use xcc_build::construct::link_algorithm;
+use xcc_build::network::{Network, SessionGroups};
 use xcc_build::scenario::model::{Cc, FlowKind, NodeKind, Scenario};
-use xcc_build::session::Protocol;
 use xcc_build::topology::Topology;
-use xcc_core::rng::{component_rng, kind};
 
 use crate::os::netns::{netns_path, HostNs, TUN_DEV};
 use crate::router::carrier::Carriers;
@@ -19,6 +19,11 @@ use crate::router::sessions::{link_tasks, SessionRouter};
 
 /// Everything needed to bring a scenario up.
 pub struct Plan {
+    /// The network's scenario: the resolved one with a `[sessions]` table expanded into its
+    /// routers, hosts, links and session flows.
+    pub scenario: Scenario,
+    /// The session flows' protocols and numbering (the simulator's).
+    pub sessions: SessionGroups,
     /// Scenario node id of each host, in port order.
     pub host_nodes: Vec<u32>,
     pub hosts: Vec<HostNs>,
@@ -27,7 +32,8 @@ pub struct Plan {
 
 impl Plan {
     /// `prefix`: namespace name prefix of this run; host `i` lives in `<prefix><i>`.
-    pub fn new(s: &Scenario, prefix: &str, tcp_cc: &str) -> Plan {
+    pub fn new(network: Network, prefix: &str, tcp_cc: &str) -> Plan {
+        let s = &network.scenario;
         let host_nodes: Vec<u32> =
             s.nodes.iter().enumerate().filter(|(_, n)| n.kind == NodeKind::Host).map(|(i, _)| i as u32).collect();
         let hosts: Vec<HostNs> = host_nodes
@@ -43,31 +49,37 @@ impl Plan {
                 quickack: false,
             })
             .collect();
-        let links = s
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, l)| {
-                let algo = link_algorithm(&l.queue, component_rng(s.seed, kind::LINK, i as u64), l.rate_bps);
-                EmuLink::new(
-                    l.name.clone(),
-                    l.rate_bps,
-                    l.delay_ns,
-                    l.buffer.packets.unwrap_or(u64::MAX),
-                    l.buffer.bytes.unwrap_or(u64::MAX),
-                    algo,
-                )
-            })
-            .collect();
+        let mut port = vec![usize::MAX; s.nodes.len()];
+        for (i, &n) in host_nodes.iter().enumerate() {
+            port[n as usize] = i;
+        }
+        let n = host_nodes.len();
+        let mut pair_route: Vec<Option<Vec<u32>>> = vec![None; n * n];
+        let mut take = |a: u32, b: u32, path: &[u32]| {
+            let slot = &mut pair_route[port[a as usize] * n + port[b as usize]];
+            if slot.is_none() {
+                *slot = Some(path.to_vec());
+            }
+        };
+        for (f, &(fwd, rev)) in s.flows.iter().zip(&network.flow_routes) {
+            take(f.src, f.dst, network.path(fwd));
+            take(f.dst, f.src, network.path(rev));
+        }
+        for (t, [req, resp]) in s.transactions.iter().zip(&network.transaction_routes) {
+            take(t.client, t.server, network.path(req.0));
+            take(t.server, t.client, network.path(resp.0));
+        }
         let mut topo = Topology::new(s);
         let link_from: Vec<u32> = s.links.iter().map(|l| l.from).collect();
         let mut routes = Vec::new();
         for (a, &na) in host_nodes.iter().enumerate() {
             for (b, &nb) in host_nodes.iter().enumerate() {
-                if a != b {
-                    if let Some(r) = topo.shortest(na, nb, |l| link_from[l as usize]) {
-                        routes.push((a, b, r));
-                    }
+                if a == b {
+                    continue;
+                }
+                let r = pair_route[a * n + b].take().or_else(|| topo.shortest(na, nb, |l| link_from[l as usize]));
+                if let Some(r) = r {
+                    routes.push((a, b, r));
                 }
             }
         }
@@ -76,13 +88,30 @@ impl Plan {
             .zip(&hosts)
             .map(|(&n, h)| Port { name: s.nodes[n as usize].name.clone(), addr: h.addr })
             .collect();
+        let Network { scenario, links: built, sessions, .. } = network;
+        // No random loss or jitter on real packets (the real network adds its own): the links'
+        // loss streams stay unused.
+        let links = scenario
+            .links
+            .iter()
+            .zip(built)
+            .map(|(l, b)| {
+                EmuLink::new(
+                    l.name.clone(),
+                    l.rate_bps,
+                    l.delay_ns,
+                    l.buffer.packets.unwrap_or(u64::MAX),
+                    l.buffer.bytes.unwrap_or(u64::MAX),
+                    b.algorithm,
+                )
+            })
+            .collect();
         let mut fabric = Fabric::new(ports, links, routes, Carriers::standard());
-        let ids = SessionIds::of(s);
-        if !ids.protocols.is_empty() {
-            let groups = ids.protocols.iter().map(|p| link_tasks(p, s.links.len())).collect();
-            fabric.enable_sessions(SessionRouter::new(groups, s.links.len()));
+        if !sessions.protocols.is_empty() {
+            let groups = sessions.protocols.iter().map(|p| link_tasks(p, scenario.links.len())).collect();
+            fabric.enable_sessions(SessionRouter::new(groups, scenario.links.len()));
         }
-        Plan { host_nodes, hosts, fabric }
+        Plan { scenario, sessions, host_nodes, hosts, fabric }
     }
 
     pub fn attachments(&self) -> Vec<Attachment> {
@@ -100,39 +129,5 @@ pub fn flow_cc(kind: &FlowKind) -> Option<&Cc> {
     match kind {
         FlowKind::Bulk { cc, .. } => Some(cc),
         FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
-    }
-}
-
-/// The session flows' protocols and numbering, the simulator's (`xcc-sim/src/sim.rs`): one
-/// group per protocol name in order of first use, with that first flow's parameters; sessions
-/// numbered densely within their group in flow order (the id the link tasks key on).
-pub struct SessionIds {
-    pub protocols: Vec<Protocol>,
-    /// Per flow: its group and number, `None` for flows that are not sessions.
-    pub of_flow: Vec<Option<(usize, u32)>>,
-    /// Sessions per group.
-    pub counts: Vec<u32>,
-}
-
-impl SessionIds {
-    pub fn of(s: &Scenario) -> SessionIds {
-        let mut ids = SessionIds { protocols: Vec::new(), of_flow: Vec::new(), counts: Vec::new() };
-        for f in &s.flows {
-            let FlowKind::Session { protocol, .. } = f.kind else {
-                ids.of_flow.push(None);
-                continue;
-            };
-            let g = match ids.protocols.iter().position(|p| p.name() == protocol.name()) {
-                Some(g) => g,
-                None => {
-                    ids.protocols.push(protocol);
-                    ids.counts.push(0);
-                    ids.protocols.len() - 1
-                }
-            };
-            ids.of_flow.push(Some((g, ids.counts[g])));
-            ids.counts[g] += 1;
-        }
-        ids
     }
 }

@@ -59,9 +59,15 @@ pub fn emulate(s: &Scenario) -> io::Result<EmuOutput> {
 
 /// [`emulate`] with MaxNet flows on the given stack.
 pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
-    // 1. Preflight and plan.
+    // 1. Preflight and plan, from the network the simulator builds too (a `[sessions]` table
+    // expanded into its hosts, links and session flows: `s` is that scenario from here on).
     let header_bytes = crate::run::preflight::check(s, stack)?;
-    let mut plan = host_plan(s, stack, header_bytes);
+    let network = xcc_build::Network::build(s.clone())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("xcc emu: {e}")))?;
+    crate::run::preflight::check_sessions(&network.scenario)?;
+    let mut plan = host_plan(network, stack, header_bytes);
+    let expanded = plan.scenario.clone();
+    let s = &expanded;
     let paths = Paths::of(s, &plan);
     let hosts = plan.hosts.clone();
     // 2. Namespaces and TUN devices.

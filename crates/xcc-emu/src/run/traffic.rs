@@ -22,8 +22,9 @@ use crate::os::sys;
 use crate::run::host_settings::linux_mss;
 use crate::run::outcome::TxnOut;
 use crate::run::paths::Paths;
-use crate::run::plan::{Plan, SessionIds};
+use crate::run::plan::Plan;
 use crate::run::stack::Stack;
+use xcc_build::network::SessionGroups;
 
 /// Fine samples, so that each metrics interval's end falls within 10 ms of one.
 const SAMPLE: Dur = Dur(10_000_000);
@@ -251,7 +252,7 @@ impl Traffic {
 
     /// Seed 004's sessions: their sources and destinations in a thread of their own.
     fn start_sessions(&mut self, s: &Scenario, hosts: &[HostNs], paths: &Paths, clock: Clock) {
-        let ids = SessionIds::of(s);
+        let ids = SessionGroups::of(s);
         let mut session_setups = Vec::new();
         for (i, f) in s.flows.iter().enumerate() {
             let (FlowKind::Session { size_bytes, demand_bps, packet_bytes, .. }, Some((group, local))) =
@@ -262,7 +263,7 @@ impl Traffic {
             let (a, b) = paths.flow_ports[i];
             session_setups.push(session_hosts::SessionSetup {
                 flow: i,
-                group,
+                group: group as usize,
                 local,
                 src_netns: hosts[a].path(),
                 dst_netns: hosts[b].path(),

@@ -33,7 +33,7 @@
 use super::{Endpoints, Event, Simulation};
 use crate::engine::EventQueue;
 use crate::output::{Table, TableBuilder};
-use crate::session::stats::mean_p10_p90;
+use crate::stats::mean_p10_p90;
 use xcc_core::analysis::maxmin::{max_min_fair, Allocation, Bottleneck, MaxMinProblem};
 use xcc_core::{Dur, Time};
 

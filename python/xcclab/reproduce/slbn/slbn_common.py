@@ -454,7 +454,7 @@ def _report(
             if quick
             else f"- Network: seed 004's {setup.topology.capitalize()} transit-stub network "
         )
-        + "(`crates/xcc-sim/src/session/transit_stub.rs`), 200 hosts per stub router, "
+        + "(`crates/xcc-build/src/sessions/transit_stub.rs`), 200 hosts per stub router, "
         "hosts 100 Mb/s and 1 us, stub-stub and stub-transit 1 Gb/s, transit-transit 5 Gb/s, "
         "internal delays U[1, 10] ms, shortest paths (hops, then delay).",
         f"- Sessions: {arr}" + (f"; {dep}" if dep else "") + ". Sources and destinations uniform "
@@ -527,7 +527,7 @@ def _report(
             pending_text.append(
                 f"Not run: {', '.join(LABEL[p] for p in missing)} — not available in this build "
                 "yet (the experiment runs them as soon as they are registered in "
-                "`crates/xcc-sim/src/session/protocols.rs`)."
+                "the algorithm registry, `crates/xcc-core/src/algorithms/mod.rs`)."
             )
         if chosen:
             pending_text.append(

@@ -2,7 +2,7 @@
 //! count then propagation delay then link order, so a session's route is the same whichever
 //! sessions share its router. Trees are dropped as soon as their sessions' paths are written.
 
-use super::network::{LinkTable, Network};
+use super::graph::{Graph, LinkTable};
 
 /// Paths of all sessions, in one arena.
 #[derive(Clone, Debug, Default)]
@@ -85,7 +85,7 @@ fn tree(adj: &[Vec<(u32, u32)>], delay_ns: &[u64], root: u32) -> Vec<u32> {
 
 /// Paths host `src[s]` -> host `dst[s]` for every session: uplink, routers' links, downlink.
 pub fn session_paths(
-    net: &Network,
+    net: &Graph,
     links: &mut LinkTable,
     src: &[u32],
     dst: &[u32],
@@ -139,7 +139,7 @@ pub fn session_paths(
 
 #[cfg(test)]
 mod tests {
-    use super::super::network::Edge;
+    use super::super::graph::Edge;
     use super::*;
     use xcc_core::Dur;
 
@@ -170,7 +170,7 @@ mod tests {
     /// 10th router's tree is Dijkstra's.
     #[test]
     fn same_tree_as_dijkstra() {
-        use crate::session::transit_stub::{transit_stub, TransitStubParams};
+        use crate::sessions::transit_stub::{transit_stub, TransitStubParams};
         let net = transit_stub(&TransitStubParams::medium(), 4).unwrap();
         let links = LinkTable::new(&net);
         let adj = net.adjacency();
@@ -184,7 +184,7 @@ mod tests {
     #[test]
     fn fewest_hops_then_delay() {
         let e = |a, b, ms| Edge { a, b, capacity: 1e9, delay: Dur::from_ms(ms) };
-        let net = Network {
+        let net = Graph {
             routers: 3,
             edges: vec![e(0, 1, 1), e(1, 2, 1), e(0, 2, 50)],
             access_routers: vec![0, 2],

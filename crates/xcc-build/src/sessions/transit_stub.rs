@@ -5,11 +5,35 @@
 //! (GT-ITM redraws until the graph is connected; the spanning tree gives a connected graph in
 //! one draw with the same edge density up to `n - 1` edges). Seeded and deterministic.
 
-use super::network::{Edge, Network};
+use super::graph::{Edge, Graph};
 use rand_core::RngCore;
 use serde::Deserialize;
 use xcc_core::rng::{component_rng, kind, uniform01, Pcg64Mcg};
 use xcc_core::Dur;
+
+/// A `[sessions]` table's (or a fluid experiment's) `topology`: one of seed 004's two networks
+/// by name, or a transit-stub graph with its own parameters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum TopologySpec {
+    /// Seed 004's Medium network (1,100 routers).
+    Medium,
+    /// Seed 004's Large network (11,000 routers).
+    Large,
+    TransitStub(TransitStubParams),
+}
+
+impl TopologySpec {
+    /// The transit-stub graph these parameters describe, drawn from `seed`.
+    pub fn graph(&self, seed: u64) -> Result<Graph, String> {
+        let params = match self {
+            TopologySpec::Medium => TransitStubParams::medium(),
+            TopologySpec::Large => TransitStubParams::large(),
+            TopologySpec::TransitStub(p) => p.clone(),
+        };
+        transit_stub(&params, seed)
+    }
+}
 
 /// Parameters of a transit-stub graph and its link speeds (defaults: seed 004's WAN settings).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -144,7 +168,7 @@ impl Builder {
 
 /// Builds the graph. Router numbering: transit routers first (domain by domain), then stub
 /// routers (stub domain by stub domain); hosts are numbered along the stub routers.
-pub fn transit_stub(params: &TransitStubParams, seed: u64) -> Result<Network, String> {
+pub fn transit_stub(params: &TransitStubParams, seed: u64) -> Result<Graph, String> {
     params.validate()?;
     let p = params;
     let mut b = Builder {
@@ -195,7 +219,7 @@ pub fn transit_stub(params: &TransitStubParams, seed: u64) -> Result<Network, St
     }
     // Keep the RNG stream independent of later additions (nothing else draws from it).
     let _ = b.rng.next_u32();
-    Ok(Network {
+    Ok(Graph {
         routers: next,
         edges: b.edges,
         access_routers: access,
@@ -209,7 +233,7 @@ pub fn transit_stub(params: &TransitStubParams, seed: u64) -> Result<Network, St
 mod tests {
     use super::*;
 
-    fn connected(net: &Network) -> bool {
+    fn connected(net: &Graph) -> bool {
         let adj = net.adjacency();
         let mut seen = vec![false; net.routers as usize];
         let mut stack = vec![0u32];

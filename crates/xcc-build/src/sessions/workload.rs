@@ -2,7 +2,7 @@
 //! random source and destination hosts (a host is the source of at most one session, Section
 //! II), greedy sessions, and optionally finite sizes drawn from a Pareto distribution.
 
-use super::network::Network;
+use super::graph::Graph;
 use rand_core::RngCore;
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -89,7 +89,7 @@ fn time_in(rng: &mut Pcg64Mcg, w: &Window) -> Time {
 }
 
 /// Draws the sessions of `spec` on `net` (deterministic in `seed`).
-pub fn generate(spec: &WorkloadSpec, net: &Network, seed: u64) -> Result<Sessions, String> {
+pub fn generate(spec: &WorkloadSpec, net: &Graph, seed: u64) -> Result<Sessions, String> {
     for (i, w) in spec.arrivals.iter().enumerate() {
         check_window("arrivals", i, w)?;
     }
@@ -162,7 +162,7 @@ pub fn generate(spec: &WorkloadSpec, net: &Network, seed: u64) -> Result<Session
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::transit_stub::{transit_stub, TransitStubParams};
+    use crate::sessions::transit_stub::{transit_stub, TransitStubParams};
 
     #[test]
     fn churn_windows_and_pareto_sizes() {

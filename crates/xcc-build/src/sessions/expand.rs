@@ -1,10 +1,11 @@
-//! `[sessions]`: seed 004's generated workloads on the packet engine.
+//! `[sessions]`: seed 004's generated workloads as scenario nodes, links and flows, for both
+//! packet drivers (the simulator and the emulator).
 //!
-//! The network and the sessions come from the session driver's own generators (reused, not
-//! copied): the transit-stub graph (`session::transit_stub`), the workload with its arrival and
-//! departure windows and Pareto sizes (`session::workload::generate`), and the routes, one
-//! shortest-path tree per *source router*, each dropped once its sessions' paths are written
-//! (`session::routes::session_paths`). Hosts are numbers until a session uses one: only the
+//! The network and the sessions come from this folder's generators, which the fluid session
+//! driver uses too: the transit-stub graph ([`super::transit_stub`]), the workload with its
+//! arrival and departure windows and Pareto sizes ([`super::workload::generate`]), and the
+//! routes, one shortest-path tree per *source router*, each dropped once its sessions' paths are
+//! written ([`super::routes::session_paths`]). Hosts are numbers until a session uses one: only the
 //! hosts some session starts or ends at become nodes, with their two links, so the Large
 //! network's 2.16 million hosts cost only the few hundred thousand in use.
 //!
@@ -13,16 +14,16 @@
 //! link ids in the session driver's numbering (router links `2i`/`2i+1` of edge `i`, then each
 //! host's uplink and downlink in order of first use), so a session's path is its route here.
 
+use super::graph::LinkTable;
+use super::routes::{session_paths, Paths};
+use super::transit_stub::TopologySpec;
+use super::workload::{generate, WorkloadSpec};
+use crate::scenario::error::typed;
 use crate::scenario::model::{Buffer, DropTailParams, Flow, FlowKind, Link, Node, NodeKind, Queue, Scenario};
 use crate::scenario::ScenarioError;
-use crate::session::experiment::TopologySpec;
-use crate::session::network::LinkTable;
-use crate::session::routes::{session_paths, Paths};
-use crate::session::workload::{generate, WorkloadSpec};
-use xcc_build::scenario::resolve::typed;
 
 /// The sessions a `[sessions]` table generated: flows `first_flow..` take `paths` in order.
-pub(super) struct Generated {
+pub struct Generated {
     pub first_flow: usize,
     pub paths: Paths,
 }
@@ -40,10 +41,10 @@ fn workload_err(m: String) -> ScenarioError {
 }
 
 /// Generates the network and sessions of `scenario.sessions` into `scenario`; `None` without one.
-pub(super) fn expand(scenario: &mut Scenario) -> Result<Option<Generated>, ScenarioError> {
+pub fn expand(scenario: &mut Scenario) -> Result<Option<Generated>, ScenarioError> {
     let Some(w) = scenario.sessions.clone() else { return Ok(None) };
     let topo: TopologySpec = typed(w.topology, "sessions.topology", "").map_err(|e| err(&e.path, e.message))?;
-    let net = topo.network(w.topology_seed.unwrap_or(scenario.seed)).map_err(|m| err("sessions.topology", m))?;
+    let net = topo.graph(w.topology_seed.unwrap_or(scenario.seed)).map_err(|m| err("sessions.topology", m))?;
     let spec: WorkloadSpec = typed(w.workload, "sessions.workload", "").map_err(|e| err(&e.path, e.message))?;
     let sessions = generate(&spec, &net, scenario.seed).map_err(workload_err)?;
 

@@ -16,13 +16,7 @@ use xcc_core::transport::window_cap_segments;
 
 /// `Err(message)` if the path of `fwd` (back along `rev`) needs more full-sized packets in
 /// flight than the transport's window cap for this MSS.
-pub(super) fn check(
-    transport: &Transport,
-    fwd: Route,
-    rev: Route,
-    routes: &Routes,
-    links: &[Link],
-) -> Result<(), String> {
+pub fn check(transport: &Transport, fwd: Route, rev: Route, routes: &Routes, links: &[Link]) -> Result<(), String> {
     let delay_ns = |r: Route| -> u64 { (0..r.len).map(|k| links[routes.hop(r, k) as usize].delay_ns).sum() };
     let Some(bottleneck_bps) = (0..fwd.len).map(|k| links[routes.hop(fwd, k) as usize].rate_bps).min() else {
         return Ok(());

@@ -1,9 +1,8 @@
 //! The session protocols of the algorithm registry (`xcc_core::for_each_algorithm!`) in the
 //! fluid session driver: the list of names and the dispatch both come from it.
 
-use super::network::Network;
 use super::sim::{RunSettings, SessionOutput, SessionSim};
-use super::workload::Sessions;
+use xcc_build::sessions::{Graph, Sessions};
 use xcc_core::session::SessionProtocol;
 
 macro_rules! session_protocols {
@@ -21,7 +20,7 @@ macro_rules! session_protocols {
         pub fn run_protocol(
             name: &str,
             params: &serde_json::Value,
-            net: &Network,
+            net: &Graph,
             sessions: Sessions,
             settings: RunSettings,
             progress: Option<&mut dyn FnMut(f64)>,
@@ -44,7 +43,7 @@ xcc_core::for_each_algorithm!(session_protocols);
 /// Parses `P`'s parameters strictly and runs it.
 pub fn run<P: SessionProtocol>(
     params: &serde_json::Value,
-    net: &Network,
+    net: &Graph,
     sessions: Sessions,
     settings: RunSettings,
     progress: Option<&mut dyn FnMut(f64)>,

@@ -1,35 +1,11 @@
 //! A session experiment as JSON (written by the Python reproductions): protocol, topology,
 //! workload, duration and sampling. Parsed strictly; errors name the field.
 
-use super::network::Network;
 use super::protocols::run_protocol;
 use super::sim::{RunSettings, SessionOutput};
-use super::transit_stub::{transit_stub, TransitStubParams};
-use super::workload::{generate, WorkloadSpec};
 use serde::Deserialize;
+use xcc_build::sessions::{generate, Graph, TopologySpec, WorkloadSpec};
 use xcc_core::{Dur, Time};
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub enum TopologySpec {
-    /// Seed 004's Medium network (1,100 routers).
-    Medium,
-    /// Seed 004's Large network (11,000 routers).
-    Large,
-    TransitStub(TransitStubParams),
-}
-
-impl TopologySpec {
-    /// The transit-stub network these parameters describe, drawn from `seed`.
-    pub fn network(&self, seed: u64) -> Result<Network, String> {
-        let params = match self {
-            TopologySpec::Medium => TransitStubParams::medium(),
-            TopologySpec::Large => TransitStubParams::large(),
-            TopologySpec::TransitStub(p) => p.clone(),
-        };
-        transit_stub(&params, seed)
-    }
-}
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,8 +48,8 @@ impl Experiment {
         Ok(e)
     }
 
-    pub fn network(&self) -> Result<Network, String> {
-        self.topology.network(self.topology_seed.unwrap_or(self.seed)).map_err(|e| format!("topology: {e}"))
+    pub fn network(&self) -> Result<Graph, String> {
+        self.topology.graph(self.topology_seed.unwrap_or(self.seed)).map_err(|e| format!("topology: {e}"))
     }
 }
 

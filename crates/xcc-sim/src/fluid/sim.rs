@@ -1,12 +1,10 @@
 //! The session simulator: control packets at packet level through FIFO links, data as fluid
 //! rates (docs/decisions.md, "Session experiments"), generic over [`SessionProtocol`].
 
-use super::fluid::FluidLink;
-use super::network::{LinkTable, Network};
-use super::routes::{session_paths, Paths};
-use super::stats::mean_p10_p90;
-use super::workload::Sessions;
+use super::link::FluidLink;
 use crate::event_heap::TimedQueue;
+use crate::stats::mean_p10_p90;
+use xcc_build::sessions::{session_paths, Graph, LinkTable, Paths, Sessions};
 use xcc_core::analysis::maxmin::{max_min_fair, Allocation, Bottleneck, MaxMinProblem};
 use xcc_core::session::{ControlPacket, Direction, Forward, Hop, LinkLoad, LinkTask, SessionProtocol, SourceTask};
 use xcc_core::{Dur, Time};
@@ -143,7 +141,7 @@ pub struct SessionSim<P: SessionProtocol> {
 
 impl<P: SessionProtocol> SessionSim<P> {
     /// Routes every session (host links are created for the hosts sessions use, only).
-    pub fn new(params: P::Params, net: &Network, sessions: Sessions, settings: RunSettings) -> Result<Self, String> {
+    pub fn new(params: P::Params, net: &Graph, sessions: Sessions, settings: RunSettings) -> Result<Self, String> {
         let mut links = LinkTable::new(net);
         let max_hops = xcc_core::algorithms::slbn::HopSet::MAX_HOPS.min(u16::MAX as usize);
         let paths =

@@ -1,4 +1,4 @@
-//! The network of a session experiment: routers joined by duplex links, and hosts hanging off
+//! The graph of a generated session workload: routers joined by duplex links, and hosts hanging off
 //! access routers by dedicated links. Hosts are only numbers until a session uses one: their
 //! links are created on first use, so 2 million idle hosts cost nothing.
 
@@ -15,9 +15,9 @@ pub struct Edge {
     pub delay: Dur,
 }
 
-/// Routers, edges and the host attachment rule.
+/// Routers, edges and the host attachment rule (a transit-stub graph, [`super::transit_stub`]).
 #[derive(Clone, Debug, Default)]
-pub struct Network {
+pub struct Graph {
     pub routers: u32,
     /// Router links; directed link `2i` is `a -> b` of edge `i`, `2i + 1` is `b -> a`.
     pub edges: Vec<Edge>,
@@ -29,7 +29,7 @@ pub struct Network {
     pub host_delay: Dur,
 }
 
-impl Network {
+impl Graph {
     pub fn hosts(&self) -> u64 {
         self.access_routers.len() as u64 * self.hosts_per_access_router as u64
     }
@@ -62,7 +62,7 @@ pub struct LinkTable {
 }
 
 impl LinkTable {
-    pub fn new(net: &Network) -> LinkTable {
+    pub fn new(net: &Graph) -> LinkTable {
         let mut t =
             LinkTable { capacity: Vec::new(), delay: Vec::new(), host_links: HashMap::new(), reverse: Vec::new() };
         for e in &net.edges {
@@ -83,7 +83,7 @@ impl LinkTable {
     }
 
     /// Uplink (host -> router) and downlink (router -> host) of host `h`, created on first use.
-    pub fn host_links(&mut self, net: &Network, h: u32) -> (u32, u32) {
+    pub fn host_links(&mut self, net: &Graph, h: u32) -> (u32, u32) {
         let next = self.capacity.len() as u32;
         let up = *self.host_links.entry(h).or_insert(next);
         if up == next {
