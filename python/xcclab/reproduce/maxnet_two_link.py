@@ -344,27 +344,49 @@ _WHERE = "Section VII-A (Figs 5-8)"
 def claims(metrics: dict) -> list[Claim]:
     m = metrics["measured"]
     out: list[Claim] = []
-    for name, r in m["rises"].items():
+    # "The nominal rise time of two RTTs" is MaxStart's ramp (seed 000, IV-B: "flows ramp up
+    # over two RTTs"), which starts when the spare capacity comes back, one RTT after the SYN
+    # (abstract). One sentence about "each flow": scored on the largest (issue 31); counting
+    # from the SYN adds the handshake's RTT and is shown apart.
+    rises = m["rises"]
+    ramp = {k: r["rise_s"] / r["rtt_s"] - 1 for k, r in rises.items()}
+    from_syn = {k: r["rise_s"] / r["rtt_s"] for k, r in rises.items()}
+    nominal = quote(
+        "000",
+        _WHERE,
+        "the initial rise time of each flow is less than the 1 s sampling interval, in keeping "
+        "with the nominal rise time of two RTTs",
+    )
+    for claim_id, values, definition, second in (
+        (
+            "rise within two RTTs",
+            ramp,
+            "time from MaxStart's answer (one base RTT after the SYN) until the flow's rate "
+            "first reaches 90 % of its max-min rate (90 %: ours), in RTTs of the flow, the "
+            "largest over the flows starting after 0 s",
+            None,
+        ),
+        (
+            "rise within two RTTs (from the SYN)",
+            from_syn,
+            "time from the flow's SYN until its rate first reaches 90 % of its max-min rate, in "
+            "RTTs of the flow, the largest over the flows starting after 0 s",
+            "counted from the SYN: adds the handshake's RTT to the paper's ramp (Section IV-B)",
+        ),
+    ):
         out.append(
             Shape(
-                id=f"{name} rise within two RTTs",
-                quote=quote(
-                    "000",
-                    _WHERE,
-                    "the initial rise time of each flow is less than the "
-                    "1 s sampling interval, in keeping with the nominal rise time of two "
-                    "RTTs",
-                ),
-                measure="10 ms samples of the flow's rate",
-                ours=r["rise_s"] / r["rtt_s"],
+                id=claim_id,
+                quote=nominal,
+                measure="10 ms samples of each flow's rate: "
+                + ", ".join(f"{k} {v:.2f}" for k, v in values.items()),
+                ours=max(values.values()),
                 unit="RTTs",
                 window="samples: the 10 ms samples, no averaging",
-                definition="time from the flow's start (its SYN) until its rate first reaches "
-                "90 % of its max-min rate, in RTTs of the flow",
+                definition=definition,
                 op="<=",
                 limit=2.0,
-                note=f"rise {1e3 * r['rise_s']:.0f} ms against an RTT of {1e3 * r['rtt_s']:.0f} "
-                "ms, read off 10 ms samples",
+                second_definition=second,
             )
         )
     rise_max = max(r["rise_s"] for r in m["rises"].values())
@@ -445,7 +467,8 @@ def claims(metrics: dict) -> list[Claim]:
                 Point(
                     id=f"{flows[0]} / {flows[1]} fair in {iv[0]}-{iv[1]} s",
                     quote=quote("000", _WHERE, text),
-                    measure=f"mean rate of {flows[0]} over {flows[1]}'s over the interval",
+                    measure=f"mean rate of {flows[0]} over {flows[1]}'s over the interval's "
+                    "last 10 s",
                     ours=a["ours_bps"] / b["ours_bps"],
                     value=1.0,
                     precision="table",
@@ -456,8 +479,8 @@ def claims(metrics: dict) -> list[Claim]:
                 Point(
                     id=f"{flows[0]} / {flows[1]} fair in {iv[0]}-{iv[1]} s",
                     quote=quote("000", _WHERE, text),
-                    measure=f"mean rate of {flows[0]} over {flows[1]}'s over the interval "
-                    "(both are limited by L1 here: equal shares are fair)",
+                    measure=f"mean rate of {flows[0]} over {flows[1]}'s over the interval's last "
+                    "10 s (both are limited by L1 here: equal shares are fair)",
                     ours=a["ours_bps"] / b["ours_bps"],
                     value=1.0,
                     precision="table",
