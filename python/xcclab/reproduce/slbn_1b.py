@@ -129,8 +129,8 @@ def claims(metrics: dict) -> list[Claim]:
                         reconstruction=_RECONSTRUCTED[key],
                         first=_NAMES[key],
                         second=_NAMES[other],
-                        note="cause not established (the law is a reconstruction; the largest "
-                        "queue in this run is RCP's)",
+                        note="cause not established: the law is a reconstruction, and the "
+                        "largest queue in this run is RCP's",
                     )
                 )
     if "rcp" in m:
@@ -236,6 +236,7 @@ def _completion_note(metrics: dict, key: str) -> str:
     return (
         f"cause not established: {total - done} RCP sessions were unfinished when the run "
         f"ended{still}, so RCP's class means are bounded below only: {'; '.join(parts)} "
-        f"({_NAMES[key]}'s exact); a run long enough for every RCP session to finish would "
-        "decide"
+        f"({_NAMES[key]}'s exact); whether and when those sessions finish is not measured "
+        "(in the smaller classes they would need hundreds of seconds each to make RCP slower; "
+        "if RCP starves them for good, its means are unbounded)"
     )
