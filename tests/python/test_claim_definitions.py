@@ -5,7 +5,9 @@ definition the reading replaced."""
 from __future__ import annotations
 
 from xcclab.claims import score
-from xcclab.reproduce import maxnet_two_link, slbn_1b, xcc_multilink
+from xcclab.reproduce.maxnet import maxnet_two_link
+from xcclab.reproduce.slbn import slbn_1b
+from xcclab.reproduce.xcc import xcc_multilink
 
 
 def _classes(means: list[float], counts: list[int]) -> list[dict]:

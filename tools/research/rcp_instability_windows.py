@@ -14,8 +14,8 @@ import sys
 import numpy as np
 
 import xcclab
-from xcclab.reproduce import _xcc
-from xcclab.reproduce import rcp_instability as ri
+from xcclab.reproduce.common import explicit as _xcc
+from xcclab.reproduce.maxnet import rcp_instability as ri
 
 WINDOWS = (1, 10, 100)  # samples of 10 ms
 
