@@ -239,6 +239,14 @@ def statistics(m: dict[str, Any]) -> dict[str, float]:
     return out
 
 
+def _spread(seeded: dict[str, Any], key: str, unit: str) -> str:
+    """ "over the seeds LO to HI UNIT; " where ``key`` was run over seeds, else ""."""
+    if key not in seeded:
+        return ""
+    values = seeded[key]["values"]
+    return f"over the seeds {min(values):.2f} to {max(values):.2f} {unit}; "
+
+
 def seeded_run(*, seed: int, scale: float) -> dict[str, float]:
     """One run with seed ``seed``, the flows' starts spread by :func:`start_offsets`: the
     claims' numbers (a worker of :func:`xcclab.reproduce.seeds.over_seeds`)."""
@@ -542,7 +550,9 @@ def claims(metrics: dict) -> list[Claim]:
             unit="MB",
             value=5.0,
             precision="about",
-            note="largest queues: "
+            note="cause not established; "
+            + _spread(seeded, "peak_queue_mb", "MB")
+            + "the deterministic run's largest queues: "
             + ", ".join(f"{k} {q['max_bytes'] / 1e6:.2f} MB" for k, q in m["queues"].items())
             + "; the paper's 5 MB is at the switch of f2's bottleneck at 40 s",
         )
@@ -562,8 +572,10 @@ def claims(metrics: dict) -> list[Claim]:
             unit="packets",
             value=0.0,
             precision="about",
-            note=f"one packet waiting on average ({steady:.2f}; the packet in service is not "
-            "counted): the ACK-clocked windows arrive in bursts; 'about 0' accepts one packet",
+            note="cause not established; "
+            + _spread(seeded, "steady_queue_packets", "packets")
+            + f"the deterministic run's {steady:.2f}; the packet in service is not counted, and "
+            "'about 0' accepts one packet",
         )
     )
     takeup = m.get("takeup", {})
