@@ -18,7 +18,7 @@ $(BIN)/maturin:
 	$(PY) -m pip install --quiet "maturin>=1.5,<2" "polars>=1.0" "matplotlib>=3.6" \
 		"numpy>=1.23" "tqdm>=4.60" "duckdb>=1.0" "dask[distributed]>=2024.1" \
 		"tomli-w>=1.0" "plotly>=6,<8" "networkx>=3.1,<4" "pytest>=7" "ruff>=0.4" \
-		"playwright>=1.40,<2"
+		"playwright>=1.40,<2" "jinja2>=3.1,<4"
 
 venv: $(BIN)/maturin
 

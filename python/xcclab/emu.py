@@ -156,6 +156,10 @@ def stop_all(grace_s: float = STOP_GRACE_S) -> list[int]:
             p.wait()
         if p.returncode != 0:
             _delete_run(p.pid)
+    # Kernel MaxNet loaders of this process (their cgroup held the routers): stopped and reaped.
+    from .kernel import loader
+
+    loader.close_all()
     return [p.pid for p in procs]
 
 

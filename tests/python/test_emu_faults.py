@@ -20,7 +20,6 @@ import struct
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -358,6 +357,12 @@ def _loaders() -> list[int]:
     return [int(p) for p in r.stdout.split()]
 
 
+def cgroup2_root() -> Path:
+    from xcclab.kernel.loader import cgroup2_root as root
+
+    return root()
+
+
 def _struct_ops_maxnet() -> bool:
     r = subprocess.run(["bpftool", "struct_ops", "list"], capture_output=True, text=True)
     return "maxnet" in r.stdout
@@ -409,6 +414,9 @@ def test_each_signal_at_each_phase_of_each_stack_stops_within_a_second(stack, ph
         if not _other_live_runs(router):
             assert after == before, f"{what}: kernel settings not set back"
         if emu_stack == "kernel":
+            # The run's loader is stopped and reaped by the wrapper before it exits (issue 34:
+            # one orphaned by the exit was a zombie until init reaped it, seconds later);
+            # pgrep lists zombies too, so a loader left in any state fails here.
             deadline = time.monotonic() + SIGNAL_STOP_S
             while (_struct_ops_maxnet() or set(_loaders()) - loaders) and (
                 time.monotonic() < deadline
@@ -416,24 +424,15 @@ def test_each_signal_at_each_phase_of_each_stack_stops_within_a_second(stack, ph
                 time.sleep(0.02)
             leftover = set(_loaders()) - loaders
             if leftover:
-                # Open (noted on issue 34): on the merged tree of this round the run's loader
-                # sometimes outlives the wrapper by more than a second (it did not on the
-                # emulator's own branch; cause not established). Reported, and stopped here so
-                # that the next case starts clean; the struct_ops check below still holds.
+                COUNTS["leaks"] += len(leftover)
                 for pid in leftover:
                     with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGTERM)
-                deadline = time.monotonic() + 5.0
-                while (set(_loaders()) - loaders or _struct_ops_maxnet()) and (
-                    time.monotonic() < deadline
-                ):
-                    time.sleep(0.05)
-                warnings.warn(
-                    f"{what}: the run's MaxNet loader outlived it (known, open)", stacklevel=2
-                )
+                        os.kill(pid, signal.SIGKILL)
+            assert not leftover, f"{what}: the run's MaxNet loader {leftover} outlived it by 1 s"
             # (Unless another user's loader ran already on this shared machine.)
             if not loaders:
                 assert not _struct_ops_maxnet(), f"{what}: maxnet struct_ops still registered"
+                assert not (cgroup2_root() / "xcc-maxnet-emu").exists(), f"{what}: its cgroup"
         assert took < SIGNAL_STOP_S, f"{what}: stopping took {took:.2f} s"
         assert gone is not None and gone < SIGNAL_STOP_S, f"{what}: the router outlived 1 s"
 

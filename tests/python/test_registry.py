@@ -152,13 +152,26 @@ def test_removing_a_registry_line_removes_the_algorithm_everywhere(tmp_path):
     bad = copy / "bad.toml"
     bad.write_text(
         'name = "x"\nduration = "1s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
-        '[[link]]\nfrom = "a"\nto = "b"\nrate = "1Mbps"\ndelay = "1ms"\nqueue = "jetmax"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\nbuffer = "10pkt"\n'
+        'queue = "jetmax"\n'
     )
     err = run("-m", "xcclab.cli", "validate", str(bad))
     assert (
         err.returncode == 2
         and "unknown queue 'jetmax'" in err.stderr
         and "jetmax," not in err.stderr
+    ), err.stderr
+    session = copy / "session.toml"
+    session.write_text(
+        'name = "x"\nduration = "1s"\n[[host]]\nname = "a"\n[[host]]\nname = "b"\n'
+        '[[link]]\nbetween = ["a", "b"]\nrate = "1Mbps"\ndelay = "1ms"\nbuffer = "10pkt"\n'
+        '[[flow]]\nname = "f"\nkind = "session"\nsrc = "a"\ndst = "b"\nprotocol = "cobb"\n'
+    )
+    err = run("-m", "xcclab.cli", "validate", str(session))
+    assert (
+        err.returncode == 2
+        and "unknown session protocol 'cobb'" in err.stderr
+        and "slbn" in err.stderr
     ), err.stderr
     regen = run("-m", "xcclab.generated")
     assert regen.returncode == 0, regen.stderr
@@ -172,3 +185,12 @@ def test_removing_a_registry_line_removes_the_algorithm_everywhere(tmp_path):
         region = re.findall(r"BEGIN GENERATED.*?END GENERATED", generated, re.S)
         assert region, doc
         assert not any("jetmax" in r.lower() or "`cobb`" in r for r in region), doc
+
+
+def test_seed_004_reproductions_find_every_protocol_they_compare():
+    """The slbn reports key runs by file-safe names ("piqi_rcp"); each must be found among the
+    registry's session protocols ("piqi-rcp"), or it is silently reported as pending."""
+    from xcclab.reproduce.slbn.setup import PAPER_PROTOCOLS
+    from xcclab.reproduce.slbn.slbn_common import available_protocols
+
+    assert [p for p in PAPER_PROTOCOLS if p not in available_protocols()] == []

@@ -16,6 +16,7 @@ import os
 import signal
 import struct
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,6 +222,12 @@ def available_congestion_controls() -> list[str]:
     return path.read_text().split()
 
 
+# Sessions of this process whose loader may run: a signal's clean-up stops them all
+# (close_all) before the process exits, so no loader is orphaned (a zombie for init to reap).
+_LIVE: set[MaxNetSession] = set()
+_LIVE_LOCK = threading.Lock()
+
+
 class MaxNetSession:
     """Kernel MaxNet loaded for the length of a ``with`` block, in a fresh child cgroup."""
 
@@ -230,18 +237,36 @@ class MaxNetSession:
         self.cgroup: Path | None = None
         self.proc: subprocess.Popen | None = None
         self.pin: Path | None = None
+        # Held while the loader starts or stops, so that a close from another thread (a
+        # signal) waits for a start under way and a stop under way ends with the loader reaped.
+        self._lock = threading.Lock()
+        self._closed = False
 
     def __enter__(self) -> MaxNetSession:
-        art = build()
-        self.cgroup = child_cgroup(self.cgroup_name)
-        self.pin = bpffs() / self.cgroup_name
-        _remove_pins(self.pin)
-        log = art.build_dir / f"{self.cgroup_name}-loader.log"
+        with _LIVE_LOCK:
+            _LIVE.add(self)
         try:
-            self.proc = _start(art, self.params, self.cgroup, self.pin, log, die_with_parent=True)
+            art = build()
         except BaseException:
-            remove_cgroup(self.cgroup)
+            self.close()
             raise
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("kernel MaxNet: stopped before the loader started")
+            self.cgroup = child_cgroup(self.cgroup_name)
+            self.pin = bpffs() / self.cgroup_name
+            _remove_pins(self.pin)
+            log = art.build_dir / f"{self.cgroup_name}-loader.log"
+            try:
+                self.proc = _start(
+                    art, self.params, self.cgroup, self.pin, log, die_with_parent=True
+                )
+            except BaseException:
+                self._closed = True
+                with _LIVE_LOCK:
+                    _LIVE.discard(self)
+                remove_cgroup(self.cgroup)
+                raise
         return self
 
     def set_fixed_price(self, seconds: float) -> None:
@@ -257,12 +282,35 @@ class MaxNetSession:
         assert self.pin is not None
         return read_gauges(self.pin)
 
+    def close(self, stop_timeout_s: float = 10.0, unregistered_timeout_s: float = 15.0) -> None:
+        """Stops the loader and reaps it (its links detach), removes the cgroup, then waits up
+        to ``unregistered_timeout_s`` for the kernel to drop the struct_ops. Once only; a second
+        call (another thread) returns when the first has stopped the loader."""
+        with self._lock:
+            first = not self._closed
+            self._closed = True
+            if first and self.proc is not None:
+                _stop(self.proc.pid, self.proc, stop_timeout_s)
+            if first and self.cgroup is not None:
+                remove_cgroup(self.cgroup)
+            # Only now: a close_all meanwhile found this session and waited for the lock.
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
+        if first and unregistered_timeout_s > 0:
+            wait_unregistered(unregistered_timeout_s)
+
     def __exit__(self, *exc: object) -> None:
-        if self.proc is not None:
-            _stop(self.proc.pid, self.proc)
-        if self.cgroup is not None:
-            remove_cgroup(self.cgroup)
-        wait_unregistered()
+        self.close()
+
+
+def close_all(stop_timeout_s: float = 0.5) -> None:
+    """Every session of this process closed now, for a signal's clean-up before the process
+    exits: loaders stopped and reaped, cgroups removed (their processes, the routers, are
+    stopped first). The kernel drops the struct_ops on its own once its sockets are freed."""
+    with _LIVE_LOCK:
+        sessions = list(_LIVE)
+    for session in sessions:
+        session.close(stop_timeout_s, unregistered_timeout_s=0.0)
 
 
 def _remove_pins(pin_dir: Path) -> None:

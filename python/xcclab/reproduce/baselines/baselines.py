@@ -23,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from ...claims import Estimate, Ordering, Qualitative, Quote, Shape, estimate
-from ..common.report import atomic_dir, fmt, markdown_table, write_metrics
+from ..common.report import atomic_dir, fmt, write_metrics
+from ..common.templates import render
 from ..experiment import Experiment
 
 ID = "baselines"
@@ -461,16 +462,8 @@ def report(
     figures: Sequence[str] = (),
 ) -> str:
     engines = list(summary)
-    lines = [
-        f"# {ID}: CUBIC and BBR, simulator beside Linux",
-        "",
-        (__doc__ or "").split("\n\n", 1)[1].strip(),
-        "",
-        f"Each cell: mean [95 % interval] over {reps} runs"
-        + (" (quick mode: times x 0.25, one run; not for comparison)." if quick else "."),
-        "",
-    ]
     case_names = sorted({c for e in engines for c in summary[e]})
+    tables = []
     for key, label, digits in ROWS:
         rows = []
         for case in case_names:
@@ -484,30 +477,29 @@ def report(
             headers = ["case", *[ENGINE_LABEL[e] for e in engines]]
             if "kernel" in engines:
                 headers.append("kernel vs simulator")
-            lines += [f"## {label}", "", markdown_table(headers, rows), ""]
+            tables.append((label, headers, rows))
+    agreement_text = None
     if "kernel" in engines:
         counts: dict[str, int] = {}
         for per in agreements.values():
             for a in per.values():
                 if a is not None:
                     counts[a["status"]] = counts.get(a["status"], 0) + 1
-        lines += [
-            "## Agreement",
-            "",
-            "Stated bounds on |kernel - simulator| (means; the interval of the difference "
-            "combines both 95 % intervals): "
-            + "; ".join(f"{k}: {v[2]}" for k, v in AGREEMENT.items())
-            + ". Tally: "
-            + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-            + ".",
-            "",
-        ]
-    for name in figures:
-        lines += [f"![bottleneck queues, first run of each case]({name})", ""]
-    for engine, fails in failures.items():
-        if fails:
-            lines += [f"Failed {ENGINE_LABEL[engine]} runs: " + "; ".join(fails), ""]
-    return "\n".join(lines) + "\n"
+        agreement_text = {
+            "bounds": "; ".join(f"{k}: {v[2]}" for k, v in AGREEMENT.items()),
+            "tally": ", ".join(f"{n} {s}" for s, n in sorted(counts.items())),
+        }
+    return render(
+        "baselines.md.j2",
+        title=f"{ID}: CUBIC and BBR, simulator beside Linux",
+        setup=(__doc__ or "").split("\n\n", 1)[1].strip(),
+        reps=reps,
+        quick=quick,
+        tables=tables,
+        agreement=agreement_text,
+        figures=figures,
+        failures=[(ENGINE_LABEL[e], fails) for e, fails in failures.items() if fails],
+    )
 
 
 def _run(out_dir: str | Path, quick: bool, emu: bool, log: Callable[[str], None] | None) -> Path:

@@ -32,13 +32,13 @@ from ..common.paper_claims import difference, quote
 from ..common.report import (
     Comparison,
     atomic_dir,
-    figure_links,
     fmt,
     markdown_table,
     save_figure,
     write_metrics,
 )
 from ..common.seeds import SEEDS, from_summary, seeded_cells
+from ..common.templates import report
 from ..experiment import Experiment
 
 STACKS = ("maxnet", "reno-red", "reno-red-ecn")
@@ -380,23 +380,22 @@ def handshake_section(measured: dict, without: dict) -> str:
         m1 = measured[stack]
         d = 1e3 * (m1["median_response_s"] - m0["median_response_s"])
         parts.append(
-            f"{stack}: the median grows by {fmt(d, 1)} ms, with "
-            f"{m1['requests_timed_out']} of {m1['transactions']} requests timing out once "
-            f"(without the handshake: {m0['requests_timed_out']}) and "
-            f"{m1['slower_than_1s']} responses slower than a second "
-            f"(without: {m0['slower_than_1s']})"
+            f"{stack}: the median grows by {fmt(d, 1)} ms, with {m1['requests_timed_out']} of "
+            f"{m1['transactions']} requests timing out once (without the handshake: "
+            f"{m0['requests_timed_out']}) and {m1['slower_than_1s']} responses slower than a "
+            f"second (without: {m0['slower_than_1s']})"
         )
     return (
         'The same runs with `connection = "open"` (the transport before handshakes existed: '
         "no SYN, the response time starts with the request's first byte), runs under "
-        "`runs/<stack>-open`:\n\n" + table + "\n\n" + "; ".join(parts) + ". The handshake "
-        "costs one RTT (20 ms) plus the SYN-ACK's wait at the bottleneck: the SYN crosses the "
-        "idle direction, but the SYN-ACK travels with the responses and the elephant's data, "
-        "behind the queue RED keeps (MaxNet keeps none, so its SYN-ACK does not wait). A "
-        "request times out when its SYN-ACK or the ACK of the request is dropped at the "
-        "bottleneck: a lost SYN-ACK costs the initial RTO of 1 s, a lost request ACK only a "
-        "spurious retransmission (the server already has the request). A SYN-ACK is Not-ECT, "
-        "so even the ECN stack's RED drops it where it would mark data."
+        "`runs/<stack>-open`:\n\n" + table + "\n\n" + "; ".join(parts) + ". The handshake costs "
+        "one RTT (20 ms) plus the SYN-ACK's wait at the bottleneck: the SYN crosses the idle "
+        "direction, but the SYN-ACK travels with the responses and the elephant's data, behind "
+        "the queue RED keeps (MaxNet keeps none, so its SYN-ACK does not wait). A request times "
+        "out when its SYN-ACK or the ACK of the request is dropped at the bottleneck: a lost "
+        "SYN-ACK costs the initial RTO of 1 s, a lost request ACK only a spurious retransmission "
+        "(the server already has the request). A SYN-ACK is Not-ECT, so even the ECN stack's RED "
+        "drops it where it would mark data."
     )
 
 
@@ -502,12 +501,12 @@ def _report(
     keep_mx = 100 * mx["elephant_during_bps"] / mx["elephant_before_bps"]
     keep_red = 100 * red["elephant_during_bps"] / red["elephant_before_bps"]
     findings = [
-        f"MaxNet answered {fmt(100 * mx['share_within_135ms'], 0)} % of the requests within "
-        f"135 ms, Reno/RED {fmt(100 * red['share_within_135ms'], 0)} %.",
+        f"MaxNet answered {fmt(100 * mx['share_within_135ms'], 0)} % of the requests within 135 "
+        f"ms, Reno/RED {fmt(100 * red['share_within_135ms'], 0)} %.",
         f"The bottleneck's mean queue while the mice run is {fmt(mx['queue_during_pkts'], 1)} "
         f"packets under MaxNet and {fmt(red['queue_during_pkts'], 1)} under RED.",
-        f"The elephant keeps {fmt(keep_mx, 0)} % of its goodput under MaxNet while the mice "
-        f"run, {fmt(keep_red, 0)} % under Reno/RED.",
+        f"The elephant keeps {fmt(keep_mx, 0)} % of its goodput under MaxNet while the mice run, "
+        f"{fmt(keep_red, 0)} % under Reno/RED.",
     ]
 
     def share(stack: str, window: str, m: dict) -> str:
@@ -540,82 +539,69 @@ def _report(
             "With the arrivals spread over 20 s, Reno/RED answers far faster than in seed 001's "
             "testbed: a response costs one RTT plus the queueing delay of RED's standing backlog "
             f"({fmt(red['queue_during_pkts'], 0)} packets, about "
-            f"{fmt(red['queue_during_pkts'] * pkt_ms, 0)} ms at {rate}), well inside 135 ms. "
-            "The connection set-up is not the reason either: each request now pays its SYN / "
-            "SYN-ACK exchange and the response time counts from the SYN (next section), and "
-            "RED, whose average queue stays between its thresholds, drops few SYNs. The "
-            "arrival rate is: seed 001 does not say how fast httperf opened the connections, and "
-            f"when the {k} transactions arrive within 0.5 s, Reno/RED answers "
-            f"{burst_share['reno-red']} within 135 ms (the paper: 30 % for K = 200) and MaxNet "
-            f"{burst_share['maxnet']} (the paper: 100 %; seeded cells: mean [95 % CI] over "
-            f"{len(SEEDS)} seeds of the arrival times). "
-            f"{k} responses of 4 KB within 0.5 s are {fmt(k * 4096 * 8 / 0.5 / 1e6, 1)} Mbit/s "
-            f"of response data alone, against a {rate} link, so every stack must queue then, "
-            "MaxNet included (next table); with arrivals the link can carry (2 s and more) "
-            "MaxNet keeps no queue and RED its standing backlog, and both answer within 135 ms. "
-            "So no arrival rate we tried gives the paper's two numbers together: its Reno/RED "
-            f"share needs a RED backlog of about {fmt(115 / pkt_ms, 0)} packets (135 ms less one "
-            f"RTT, at {fmt(pkt_ms, 2)} ms a packet) for most requests, above max_th = 90, "
-            "which classic RED with these parameters does not hold against one Reno elephant "
-            "in our model. The testbed's RED (Linux tc, configured in bytes) or Dummynet's own "
-            "queue may have held more."
+            f"{fmt(red['queue_during_pkts'] * pkt_ms, 0)} ms at {rate}), well inside 135 ms. The "
+            "connection set-up is not the reason either: each request now pays its SYN / SYN-ACK "
+            "exchange and the response time counts from the SYN (next section), and RED, whose "
+            "average queue stays between its thresholds, drops few SYNs. The arrival rate is: "
+            f"seed 001 does not say how fast httperf opened the connections, and when the {k} "
+            f"transactions arrive within 0.5 s, Reno/RED answers {burst_share['reno-red']} within "
+            f"135 ms (the paper: 30 % for K = 200) and MaxNet {burst_share['maxnet']} (the paper: "
+            f"100 %; seeded cells: mean [95 % CI] over {len(SEEDS)} seeds of the arrival times). "
+            f"{k} responses of 4 KB within 0.5 s are {fmt(k * 4096 * 8 / 0.5 / 1e6, 1)} Mbit/s of "
+            f"response data alone, against a {rate} link, so every stack must queue then, MaxNet "
+            "included (next table); with arrivals the link can carry (2 s and more) MaxNet keeps "
+            "no queue and RED its standing backlog, and both answer within 135 ms. So no arrival "
+            "rate we tried gives the paper's two numbers together: its Reno/RED share needs a RED "
+            f"backlog of about {fmt(115 / pkt_ms, 0)} packets (135 ms less one RTT, at "
+            f"{fmt(pkt_ms, 2)} ms a packet) for most requests, above max_th = 90, which classic "
+            "RED with these parameters does not hold against one Reno elephant in our model. The "
+            "testbed's RED (Linux tc, configured in bytes) or Dummynet's own queue may have held "
+            "more."
         )
-    figs = figure_links(figures)
-    quick_note = "\n> **Quick mode**: every time halved; not a reproduction.\n" if quick else ""
-    return "\n".join(
-        [
-            f"# {experiment}: MaxNet vs Reno/RED with {k} HTTP mice ({rate} bottleneck)",
-            "",
-            f"Generated by `xcc reproduce {experiment}`.",
-            quick_note,
-            "## Set-up",
-            "",
-            __doc__.split("\n\n", 1)[1].strip() if __doc__ else "",
-            "",
-            "## Results",
-            "",
-            table,
-            "",
-            "## Beside the paper",
-            "",
-            markdown_table(["quantity", "paper", "ours"], cmp_rows)
-            if cmp_rows
-            else "Seed 001 states numbers for K = 200 only (see mice-http-200); for this K the "
-            "claims are qualitative: MaxNet keeps no standing queue and answers fast, RED keeps "
-            "a backlog, the elephant suffers under Reno/RED as K grows.",
-            "",
-            " ".join(findings),
-            "",
-            "## What the handshake changed",
-            "",
-            handshake_section(measured, without_handshake),
-            "",
-            "## Sensitivity to the arrival rate",
-            "",
-            f"The same {k} transactions squeezed into shorter windows from 20 s (runs under "
-            "`runs/<stack>-window-<w>s`, seed 1); max queue is the bottleneck's largest sampled "
-            "queue (100 ms samples) while they arrive. The last column is the share within "
-            f"135 ms over {len(SEEDS)} seeds of the arrival times (mean [95 % CI]); the claims "
-            "are judged on it.",
-            "",
-            markdown_table(
+    return report(
+        f"{experiment}: MaxNet vs Reno/RED with {k} HTTP mice ({rate} bottleneck)",
+        f"xcc reproduce {experiment}",
+        quick_note="every time halved; not a reproduction." if quick else "",
+        sections=[
+            ("Set-up", [__doc__.split("\n\n", 1)[1].strip() if __doc__ else ""]),
+            ("Results", [table]),
+            (
+                "Beside the paper",
                 [
-                    "arrival window",
-                    "stack",
-                    "within 135 ms (seed 1)",
-                    "median (ms)",
-                    "p95 (ms)",
-                    "max queue",
-                    f"within 135 ms ({len(SEEDS)} seeds)",
+                    markdown_table(["quantity", "paper", "ours"], cmp_rows)
+                    if cmp_rows
+                    else "Seed 001 states numbers for K = 200 only (see mice-http-200); for this "
+                    "K the claims are qualitative: MaxNet keeps no standing queue and answers "
+                    "fast, RED keeps a backlog, the elephant suffers under Reno/RED as K grows.",
+                    " ".join(findings),
                 ],
-                sens_rows,
             ),
-            "",
-            "## Figures",
-            "",
-            figs,
-            "",
-        ]
+            ("What the handshake changed", [handshake_section(measured, without_handshake)]),
+            (
+                "Sensitivity to the arrival rate",
+                [
+                    f"The same {k} transactions squeezed into shorter windows from 20 s (runs "
+                    "under `runs/<stack>-window-<w>s`, seed 1); max queue is the bottleneck's "
+                    "largest sampled queue (100 ms samples) while they arrive. The last column is "
+                    f"the share within 135 ms over {len(SEEDS)} seeds of the arrival times (mean "
+                    "[95 % CI]); the claims are judged on it.",
+                    markdown_table(
+                        [
+                            "arrival window",
+                            "stack",
+                            "within 135 ms (seed 1)",
+                            "median (ms)",
+                            "p95 (ms)",
+                            "max queue",
+                            f"within 135 ms ({len(SEEDS)} seeds)",
+                        ],
+                        sens_rows,
+                    ),
+                ],
+            ),
+        ],
+        figures=figures,
+        figures_heading="Figures",
     )
 
 
@@ -702,9 +688,9 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
         out: list[Claim] = []
         if k == 200 and rate == "10Mbps":
             text = (
-                "in the experiment with 200 HTTP requests spawn, 100% of MaxNet HTTP "
-                "requests receive the reply at most at 135ms while in TCP Reno/RED, only "
-                "30% of the total HTTP requests receive the first reply less than 135ms"
+                "in the experiment with 200 HTTP requests spawn, 100% of MaxNet HTTP requests "
+                "receive the reply at most at 135ms while in TCP Reno/RED, only 30% of the total "
+                "HTTP requests receive the first reply less than 135ms"
             )
             windows = [(_MAIN, None)] + [
                 (f"{w:g}s", f"the 200 requests within {w:g} s") for w in ARRIVAL_WINDOWS_S
@@ -735,9 +721,9 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
                         precision="table",
                         points=True,
                         note="seed 001 does not say how fast the 200 connections arrive; spread "
-                        "over 20 s (ours) RED's queue stays near min_th and every response "
-                        "comes in time; squeezed into 0.5 s, Reno/RED's share falls towards "
-                        "the paper's (sensitivity row)",
+                        "over 20 s (ours) RED's queue stays near min_th and every response comes "
+                        "in time; squeezed into 0.5 s, Reno/RED's share falls towards the paper's "
+                        "(sensitivity row)",
                     )
                 )
         # Seed 001 shows the backlog on the 100 Mbit/s links of Section 4.4 (Figs 8, 9):
@@ -750,8 +736,8 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
                 quote=quote(
                     "001",
                     _WHERE_Q,
-                    "At the equilibrium point, MaxNet can clear the "
-                    "buffer while Reno/RED always keeps a backlog in routers.",
+                    "At the equilibrium point, MaxNet can clear the buffer while Reno/RED always "
+                    "keeps a backlog in routers.",
                 ),
                 measure="mean bottleneck queue 5-20 s (before the mice), packets" + seeded,
                 ours=_value(metrics, "maxnet", "queue_before_pkts"),
@@ -780,9 +766,8 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
                 quote=quote(
                     "001",
                     "Section 4.4 (Figs 8, 9)",
-                    "Under MaxStart mechanism, the "
-                    "transient queue happens within short duration when HTTP "
-                    "connections join",
+                    "Under MaxStart mechanism, the transient queue happens within short duration "
+                    "when HTTP connections join",
                 ),  # fmt: skip
                 measure="MaxNet's bottleneck queue while the mice arrive (one run)",
                 ours=None,
@@ -795,9 +780,9 @@ def claims_for(k: int, rate: str) -> Callable[[dict[str, Any]], list[Claim]]:
             # as one ordering, the Reno/RED elephant's slow-down against MaxNet's, paired by
             # seed (both stacks see the same arrival times); the two sides are shown apart.
             contrast = Quote(
-                "packets drop occur at the RED bottleneck link, thus the throughput of "
-                "Reno/RED is decreased. [...] In contrast, the throughput of elephant flow in "
-                "MaxNet networks is not impacted regardless the number of arrival flows",
+                "packets drop occur at the RED bottleneck link, thus the throughput of Reno/RED "
+                "is decreased. [...] In contrast, the throughput of elephant flow in MaxNet "
+                "networks is not impacted regardless the number of arrival flows",
                 f"{SEEDS_001}, Section 4.3 (Fig. {6 if k == 50 else 7}: {k} HTTP flows)",
                 contrast=True,
             )

@@ -66,7 +66,8 @@ class Setup:
         workload = _scale_workload(self.workload, self.quick_scale) if quick else self.workload
         params = {**PAPER_PARAMS.get(protocol, {}), **self.params.get(protocol, {})}
         return {
-            "protocol": protocol,
+            # The registry's spelling ("piqi-rcp"); the report keys runs by the file-safe one.
+            "protocol": protocol.replace("_", "-"),
             "protocol_params": params or None,
             "seed": 1,
             "topology": QUICK_TOPOLOGY if quick else self.topology,

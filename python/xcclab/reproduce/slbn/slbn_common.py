@@ -64,6 +64,12 @@ ORDERINGS = (
 )
 
 
+def available_protocols() -> set[str]:
+    """The registry's session protocols ("piqi-rcp") by the file-safe keys ("piqi_rcp") that
+    the reports give their runs."""
+    return {p.replace("-", "_") for p in S.protocols()}
+
+
 def run_setup(
     setup: Setup,
     out_dir: str | Path,
@@ -74,7 +80,7 @@ def run_setup(
     """Run the protocols of ``setup`` (those in ``only`` if given; the others are listed as
     not run) and write the report."""
     log = log or (lambda _m: None)
-    available = set(S.protocols())
+    available = available_protocols()
     out_dir = Path(out_dir)
     with atomic_dir(out_dir) as tmp:
         results: dict[str, Any] = {}
@@ -103,7 +109,7 @@ def run_setup(
                 r = S.run_sessions(experiment, f"{setup.id}:{proto}")
                 r.save(tmp / "runs" / proto)
                 results[proto] = r
-        _write_report(setup, tmp, quick, results, fluid, available)
+        _write_report(setup, tmp, quick, results, fluid, available_protocols())
     return out_dir / "report.md"
 
 
@@ -174,7 +180,7 @@ def rereport(setup: Setup, out_dir: str | Path, quick: bool = False) -> Path:
             results[proto] = S.load(runs / proto)
     with atomic_dir(out_dir) as tmp:
         shutil.copytree(runs, tmp / "runs")
-        _write_report(setup, tmp, quick, results, fluid, set(S.protocols()))
+        _write_report(setup, tmp, quick, results, fluid, available_protocols())
     return out_dir / "report.md"
 
 

@@ -342,8 +342,8 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                         ["quantity", "paper (RCP, Linux)", "ours (RCP)"],
                         [
                             [
-                                f"overshoot when 10 flows join ({OVERSHOOT_WINDOW_MS} ms, "
-                                "every alignment)",
+                                f"overshoot when 10 flows join ({OVERSHOOT_WINDOW_MS} ms, every "
+                                "alignment)",
                                 "300 %",
                                 fmt(100 * rcp["surge_overshoot_sliding"], 0) + " %",
                             ],
@@ -368,11 +368,10 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
             (
                 "Join spread",
                 [
-                    "The slide does not say how the ten flows join. The sensitivity runs "
-                    "(claims section) draw "
-                    f"each start uniformly in [30 s, 30 s + X] for X in {_spreads()} s, "
-                    f"over {len(SEEDS)} seeds, for RCP and PIQI-RCP only: the slide's claims "
-                    "on this experiment (RCP's 300 % and 11 000 packets, \"Compared to RCP, "
+                    "The slide does not say how the ten flows join. The sensitivity runs (claims "
+                    f"section) draw each start uniformly in [30 s, 30 s + X] for X in {_spreads()} "
+                    f"s, over {len(SEEDS)} seeds, for RCP and PIQI-RCP only: the slide's claims on "
+                    "this experiment (RCP's 300 % and 11 000 packets, \"Compared to RCP, "
                     'PIQI RCP performs much better") and its summary (RCP\'s "significant '
                     'overshoot under abrupt traffic changes", PIQI-RCP "more robust to abrupt '
                     'surge") name those two; XCP, MaxNet and JetMax run beside them for '
@@ -396,26 +395,24 @@ def _discussion(m: dict) -> str:
     return (
         f"RCP's input at the surge reached {fmt(1 + rcp['surge_overshoot_10ms'], 1)} times the "
         f"capacity over 10 ms and {fmt(1 + rcp['surge_overshoot_sliding'], 2)} times over the "
-        f"worst 100 ms (every alignment; {fmt(1 + rcp['surge_overshoot'], 2)} on fixed bins), "
-        "and its "
-        f"queue {fmt(q, 0)} packets. The mechanism: before the surge the single flow had the link "
-        "to itself, so the rate R the router offered was C; each joining flow's first packet "
-        "brings back R = C one RTT later, and all ten start at that rate at once (no slow "
-        "start), an input of 11 C. The router cuts R within a control interval, but the sources "
-        "hear of it one RTT (50 ms) later: ten flows at C for one RTT queue "
-        f"{fmt(one_rtt, 0)} packets, the order of what we measure. The paper's 300 % and "
-        "11 000 packets are smaller; our ten joins are simultaneous to the nanosecond and "
-        "each source reaches its rate on its first ACK, while the paper's Linux hosts pace in "
-        "software and start their flows from a script, which spreads the joins (seed 002 does "
-        "not say how far), so fewer flows run at the stale R at the same time. MaxNet's MaxStart "
-        "has the same weakness with simultaneous joins (all probes see the same spare capacity; "
-        "seed 000 Section IV-B leaves that case open); XCP grows each new flow from one segment "
-        "by the routers' feedback and barely queues. "
+        f"worst 100 ms (every alignment; {fmt(1 + rcp['surge_overshoot'], 2)} on fixed bins), and "
+        f"its queue {fmt(q, 0)} packets. The mechanism: before the surge the single flow had the "
+        "link to itself, so the rate R the router offered was C; each joining flow's first packet "
+        "brings back R = C one RTT later, and all ten start at that rate at once (no slow start), "
+        "an input of 11 C. The router cuts R within a control interval, but the sources hear of "
+        f"it one RTT (50 ms) later: ten flows at C for one RTT queue {fmt(one_rtt, 0)} packets, "
+        "the order of what we measure. The paper's 300 % and 11 000 packets are smaller; our ten "
+        "joins are simultaneous to the nanosecond and each source reaches its rate on its first "
+        "ACK, while the paper's Linux hosts pace in software and start their flows from a script, "
+        "which spreads the joins (seed 002 does not say how far), so fewer flows run at the stale "
+        "R at the same time. MaxNet's MaxStart has the same weakness with simultaneous joins (all "
+        "probes see the same spare capacity; seed 000 Section IV-B leaves that case open); XCP "
+        "grows each new flow from one segment by the routers' feedback and barely queues. "
         + (
             f"After the surge RCP's link is under-used until {fmt(rcp['underused_until_s'], 1)} s "
             "later: the queue term beta Q / d of a queue that large drives R down to its floor, "
-            "and R then regrows by at most 1 + alpha T/d per interval (protocols.md 3.7 "
-            "pitfall 3). "
+            "and R then regrows by at most 1 + alpha T/d per interval (protocols.md 3.7 pitfall "
+            "3). "
             if rcp["underused_until_s"] > 1
             else ""
         )
@@ -427,14 +424,14 @@ def _piqi_sentence(m: dict) -> str:
     p, r = m["piqi-rcp"], m["rcp"]
     better = p["surge_peak_queue_packets"] < r["surge_peak_queue_packets"]
     return (
-        f"PIQI-RCP (our reconstruction) queues {fmt(p['surge_peak_queue_packets'], 0)} packets "
-        f"at the surge against RCP's {fmt(r['surge_peak_queue_packets'], 0)}: "
+        f"PIQI-RCP (our reconstruction) queues {fmt(p['surge_peak_queue_packets'], 0)} packets at "
+        f"the surge against RCP's {fmt(r['surge_peak_queue_packets'], 0)}: "
         + (
             "less, as the paper found."
             if better
             else "not less, unlike the paper; its joining flows also start at the offered rate, "
-            "and the reconstructed law has no queue term to drain what they queue faster than "
-            "(1 - gamma) C (docs/algorithms/piqi-rcp.md)."
+            "and the reconstructed law has no queue term to drain what they queue faster than (1 "
+            "- gamma) C (docs/algorithms/piqi-rcp.md)."
         )
     )
 
@@ -543,8 +540,8 @@ def _surge_claims(m: dict, setting: str | None) -> list[Claim]:
             OVERSHOOT_WINDOW_MS,
             setting,
             note="cause not established: the slide gives neither its averaging window nor how "
-            "the ten flows join; the sensitivity rows give the value under each window (10 ms "
-            "to 1 s) and each join spread",
+            "the ten flows join; the sensitivity rows give the value under each window (10 ms to "
+            "1 s) and each join spread",
         )
     else:  # runs from before the sliding windows: the fixed bins, said so
         main = _overshoot(

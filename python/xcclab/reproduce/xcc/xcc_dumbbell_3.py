@@ -191,8 +191,8 @@ def _discussion(m: dict) -> str:
     later = [ph["peak_queue_packets"] for ph in rcp["phases"][1:]]
     s = [
         f"RCP's queue peaks at {fmt(peak, 0)} packets ({fmt(100 * ratio, 0)} % of the paper's "
-        f"{PAPER_RCP_PEAK}); its input reached {fmt(rcp['peak_input_over_capacity'], 2)} times "
-        "the capacity (100 ms averages). "
+        f"{PAPER_RCP_PEAK}); its input reached {fmt(rcp['peak_input_over_capacity'], 2)} times the "
+        "capacity (100 ms averages). "
     ]
     if min(later) > 100:
         s.append(
@@ -204,20 +204,20 @@ def _discussion(m: dict) -> str:
         )
     first = rcp["phases"][0]["peak_queue_packets"]
     s.append(
-        f"At the first flow's start the queue peaks at {fmt(first, 0)} packets: R starts at "
-        "5 % of C and grows by at most the factor 1 + alpha T/d per interval, so a lone flow "
-        "approaches C from below. "
+        f"At the first flow's start the queue peaks at {fmt(first, 0)} packets: R starts at 5 % of "
+        "C and grows by at most the factor 1 + alpha T/d per interval, so a lone flow approaches "
+        "C from below. "
     )
     xcp, mx = m["xcp"], m["maxnet"]
     s.append(
         f"XCP's peak queue is {fmt(xcp['peak_queue_packets'], 0)} packets and MaxNet's "
-        f"{fmt(mx['peak_queue_packets'], 0)}: a joining XCP flow starts with one segment and "
-        "grows by the router's positive feedback, MaxNet's by MaxStart's measured spare capacity. "
+        f"{fmt(mx['peak_queue_packets'], 0)}: a joining XCP flow starts with one segment and grows "
+        "by the router's positive feedback, MaxNet's by MaxStart's measured spare capacity. "
     )
     s.append(
-        "Differences from the paper's testbed: ours is a packet-level simulation with exact "
-        "link rates and no host or NIC effects, the join times (10 s apart) are our choice, and "
-        "RCP runs the Stanford ns-2 v4 law (alpha 0.4, beta 1); seed 002 does not give its RCP "
+        "Differences from the paper's testbed: ours is a packet-level simulation with exact link "
+        "rates and no host or NIC effects, the join times (10 s apart) are our choice, and RCP "
+        "runs the Stanford ns-2 v4 law (alpha 0.4, beta 1); seed 002 does not give its RCP "
         "parameters, so the size of the transient is what to compare, not the exact count."
     )
     return "".join(s)
@@ -241,8 +241,8 @@ def claims(metrics: dict) -> list[Claim]:
                 quote=quote(
                     "002",
                     _WHERE,
-                    "All methods are able to maintain high sending rates "
-                    "and do not experience any packet loss",
+                    "All methods are able to maintain high sending rates and do not experience "
+                    "any packet loss",
                 ),
                 measure="packets dropped anywhere in the 40 s run",
                 ours=m[key]["drops"],
@@ -259,8 +259,8 @@ def claims(metrics: dict) -> list[Claim]:
                 quote=quote(
                     "002",
                     _WHERE,
-                    "RCP experiences significant queue buildup (up to 9415 "
-                    "packets) whenever a new flow joins the system",
+                    "RCP experiences significant queue buildup (up to 9415 packets) whenever a "
+                    "new flow joins the system",
                 ),
                 measure="peak bottleneck queue over the run",
                 ours=m["rcp"]["peak_queue_packets"],

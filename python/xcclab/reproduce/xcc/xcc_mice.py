@@ -166,8 +166,8 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                     + " Flow-completion times differ by "
                     "start-up: an RCP flow sends at the link's offered rate from its first ACK "
                     "on, an XCP flow starts with one segment and grows by the routers' positive "
-                    "feedback (one control interval per step), a MaxNet flow starts at "
-                    "MaxStart's measured spare capacity.",
+                    "feedback (one control interval per step), a MaxNet flow starts at MaxStart's "
+                    "measured spare capacity.",
                 ],
             ),
         ],
@@ -189,9 +189,8 @@ def claims(metrics: dict) -> list[Claim]:
                 quote=quote(
                     "002",
                     _WHERE,
-                    "XCP, RCP, and PIQI-RCP all perform reasonably well; "
-                    "JetMax suffers low utilization since it allocates an even rate to "
-                    "both long and short flows",
+                    "XCP, RCP, and PIQI-RCP all perform reasonably well; JetMax suffers low "
+                    "utilization since it allocates an even rate to both long and short flows",
                 ),
                 measure=f"bottleneck utilisation of {label} minus JetMax's, whole run",
                 ours=util[key] - util["jetmax"],

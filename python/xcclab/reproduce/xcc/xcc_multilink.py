@@ -123,8 +123,8 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
                     + explicit.loss_sentence(m)
                     + " XCP's equilibrium is not exactly max-min here either: l1 keeps giving "
                     "the flow bottlenecked at l2 its share of positive feedback, so the l1-only "
-                    "flow settles where its negative feedback balances a share that does not "
-                    "grow with l1's spare capacity (see xcp-maxmin-gap).",
+                    "flow settles where its negative feedback balances a share that does not grow "
+                    "with l1's spare capacity (see xcp-maxmin-gap).",
                 ],
             ),
         ],

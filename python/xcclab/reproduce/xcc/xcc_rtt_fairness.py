@@ -151,14 +151,14 @@ def _rcp_sentence(m: dict) -> str:
     rcp = m["rcp"]
     return (
         f"RCP needs {fmt(rcp['fill_s'], 2)} s to fill the link here, not nearly 10 s: the router "
-        "offers R = 5 % of C at first and multiplies it by at most 1 + (T/d) alpha per "
-        "interval T = 10 ms; with d near its initial 200 ms (ns-2's filter lowers d slowly) "
-        f"that is {fmt(_rcp_growth_time(0.4), 1)} s for alpha = 0.4 (our `stanford` preset) and "
-        f"{fmt(_rcp_growth_time(0.1), 1)} s for alpha = 0.1 (the `fct` preset of seed 004); "
-        "seed 002 does not give its alpha, and a Linux host adds its own ramp. When the 200 ms "
-        f"flow joins it gets the offered rate at once ({fmt(rcp['join_s'], 2)} s to 90 % of its "
-        "share), while the paper saw 5 s. XCP opens its window by the router's positive "
-        "feedback, alpha times the spare bandwidth every average RTT."
+        "offers R = 5 % of C at first and multiplies it by at most 1 + (T/d) alpha per interval T "
+        "= 10 ms; with d near its initial 200 ms (ns-2's filter lowers d slowly) that is "
+        f"{fmt(_rcp_growth_time(0.4), 1)} s for alpha = 0.4 (our `stanford` preset) and "
+        f"{fmt(_rcp_growth_time(0.1), 1)} s for alpha = 0.1 (the `fct` preset of seed 004); seed "
+        "002 does not give its alpha, and a Linux host adds its own ramp. When the 200 ms flow "
+        f"joins it gets the offered rate at once ({fmt(rcp['join_s'], 2)} s to 90 % of its share), "
+        "while the paper saw 5 s. XCP opens its window by the router's positive feedback, alpha "
+        "times the spare bandwidth every average RTT."
     )
 
 
@@ -167,15 +167,15 @@ def _rcp_sensitivity_sentence(alpha: dict) -> str:
     if not alpha:
         return ""
     runs = "; ".join(
-        f"{_setting_label(k)}: {fmt(r['fill_s'], 2)} s to fill, {fmt(r['join_s'], 2)} s after "
-        "the join"
+        f"{_setting_label(k)}: {fmt(r['fill_s'], 2)} s to fill, {fmt(r['join_s'], 2)} s after the "
+        "join"
         for k, r in alpha.items()
     )
     return (
-        f" Swept (the slide gives neither alpha nor T): {runs}. T = d instead of ns-2's "
-        "min(d, 10 ms) changes the fill time little, as the growth per second, about "
-        "alpha / d, does not depend on T; none of the settings gives the slide's 5 s after the "
-        "join, which a rate offered at once to a new flow cannot take."
+        f" Swept (the slide gives neither alpha nor T): {runs}. T = d instead of ns-2's min(d, 10 "
+        "ms) changes the fill time little, as the growth per second, about alpha / d, does not "
+        "depend on T; none of the settings gives the slide's 5 s after the join, which a rate "
+        "offered at once to a new flow cannot take."
     )
 
 

@@ -187,9 +187,8 @@ def _report(m: dict, figs: list[str], quick: bool) -> str:
             [
                 "XCP, short / long flows:",
                 xcp_table,
-                "Every protocol, short-flow rate against max-min of its target-scaled "
-                "capacities (long-flow rates in brackets), packets dropped and the peak queue "
-                "on either link:",
+                "Every protocol, short-flow rate against max-min of its target-scaled capacities "
+                "(long-flow rates in brackets), packets dropped and the peak queue on either link:",
                 markdown_table(["", *[p.label for p in protos]], rows),
                 _discussion(m),
             ],
@@ -204,8 +203,8 @@ def _discussion(m: dict) -> str:
     mm_err = min(abs(x["short_bps"] / x["maxmin_short_bps"] - 1) for x in xs)
     eq_gap = [1 - x["eq_short_bps"] / x["maxmin_short_bps"] for x in xs]
     s = (
-        f"XCP's short flows are within {fmt(100 * eq_err, 1)} % of XCP's equilibrium in every "
-        f"case and at least {fmt(100 * mm_err, 1)} % from max-min. The equilibrium itself lies "
+        f"XCP's short flows are within {fmt(100 * eq_err, 1)} % of XCP's equilibrium in every case "
+        f"and at least {fmt(100 * mm_err, 1)} % from max-min. The equilibrium itself lies "
         + ", ".join(f"{fmt(100 * g, 1)} %" for g in eq_gap)
         + " below max-min for n = "
         + ", ".join(str(n) for n in NS)
@@ -216,13 +215,13 @@ def _discussion(m: dict) -> str:
     )
     if eq_err < mm_err:
         s += (
-            " The measured rates are closer to XCP's own equilibrium than to max-min, "
-            "as the paper says."
+            " The measured rates are closer to XCP's own equilibrium than to max-min, as the "
+            "paper says."
         )
     else:
         s += (
-            " The measured rates are not closer to XCP's equilibrium than to max-min: "
-            "see the figures."
+            " The measured rates are not closer to XCP's equilibrium than to max-min: see the "
+            "figures."
         )
     others = [p for p in explicit.PROTOCOLS if p.name != "xcp"]
     worst = {
