@@ -126,21 +126,30 @@ class Quote:
 @dataclass(frozen=True)
 class Estimate:
     """A measurement: mean and 95 % confidence interval over ``n`` runs (lo = hi = mean for one
-    deterministic run)."""
+    deterministic run). A censored measurement is bounded on one side only: ``hi = inf`` (at
+    least ``lo``: sessions still running when the run ended) or ``lo = -inf``."""
 
     mean: float
     lo: float
     hi: float
     n: int = 1
 
+    @classmethod
+    def at_least(cls, lo: float) -> Estimate:
+        """A value known only from below (censored): judged on [lo, inf)."""
+        return cls(lo, lo, math.inf, 1)
+
     def to_json(self) -> dict[str, Any]:
-        return {"mean": self.mean, "ci95": [self.lo, self.hi], "n": self.n}
+        bound = [b if math.isfinite(b) else None for b in (self.lo, self.hi)]
+        return {"mean": self.mean, "ci95": bound, "n": self.n}
 
     def scaled(self, k: float) -> Estimate:
         """The same estimate in another unit (``k`` > 0)."""
         return Estimate(self.mean * k, self.lo * k, self.hi * k, self.n)
 
     def text(self, digits: int = 3) -> str:
+        if math.isfinite(self.lo) and not math.isfinite(self.hi):
+            return f"at least {_num(self.lo, digits)}"
         if self.n <= 1:
             return _num(self.mean, digits)
         return f"{_num(self.mean, digits)} [{_num(self.lo, digits)}, {_num(self.hi, digits)}]"

@@ -76,6 +76,17 @@ def test_ordering_and_its_interval():
     assert score(Ordering(ours=Estimate(0.05, 0.01, 0.09, 10), **o)).status == "holds"
 
 
+def test_a_censored_value_is_judged_on_its_one_sided_interval():
+    # Sessions still running at the end: RCP's mean completion minus SLBN's is at least -0.7 s
+    # and has no upper bound, so "RCP slower" is undecided, not failed.
+    o = dict(id="o", quote=Q, measure="RCP - SLBN, s", first="RCP", second="SLBN")
+    undecided = Estimate.at_least(-0.7)
+    assert score(Ordering(ours=undecided, **o)).status == "inconclusive"
+    assert score(Ordering(ours=Estimate.at_least(0.3), **o)).status == "holds"
+    assert undecided.text() == "at least -0.7"
+    assert undecided.to_json() == {"mean": -0.7, "ci95": [-0.7, None], "n": 1}
+
+
 def test_shape_with_definition_point_or_bound():
     overshoot = Shape(id="s", quote=Q, measure="100 ms averages", ours=11.3,
                       definition="peak over final mean, minus 1, %", value=50.0,

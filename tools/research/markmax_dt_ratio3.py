@@ -12,7 +12,7 @@ import sys
 
 import xcclab
 from xcclab.claims import estimate
-from xcclab.reproduce import markmax_s1_dt as dt
+from xcclab.reproduce.markmax import markmax_s1_dt as dt
 
 BUFFERS = (60, 120, 240, 480, 960)
 SEEDS = (1, 2, 3, 4, 5)

@@ -21,7 +21,7 @@ import sys
 
 import xcclab
 from xcclab.claims import estimate
-from xcclab.reproduce import mice
+from xcclab.reproduce.mice import mice
 
 RED = dict(mice.RED)
 VARIANTS = {

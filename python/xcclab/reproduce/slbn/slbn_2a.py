@@ -107,17 +107,31 @@ def claims(metrics: dict) -> list[Claim]:
                 second="SLBN",
             )
         )
-    obs = ", ".join(
-        f"{k}: largest 90th percentile of E_e {v['ee_p90_max']:.1f} %, largest E_e "
-        f"{v['ee_max_max']:.1f} %, largest queue {v['max_queue_packets']:.0f} packets "
-        f"({1e3 * v['max_queue_delay_s']:.1f} ms of its link)"
-        for k, v in m.items()
-    )
-    if metrics.get("engine") == "packets":
-        obs += (
-            " (on packets a link sends at most its capacity, so an overshoot of the assigned "
-            "rates shows as queue, not as E_e above 0)"
+
+    # Seed 004's E_e is on the *assigned* rates (issue 31): the observation reads them (the
+    # packet engine's own, or the session driver's beside the packet run); on packets a link
+    # sends at most its capacity, so the sent E_e cannot show an overshoot, only the queue can.
+    def _ee(k: str) -> tuple[float, float, str] | None:
+        if "ee_asg_p90_max" in m.get(k, {}):
+            return m[k]["ee_asg_p90_max"], m[k]["ee_asg_max_max"], "assigned rates"
+        if k in fluid:
+            return fluid[k]["ee_p90_max"], fluid[k]["ee_max_max"], "assigned rates, session driver"
+        return None
+
+    parts = []
+    for k, v in m.items():
+        ee = _ee(k)
+        text = (
+            f"{k}: 90th percentile of E_e at most {ee[0]:.2f} %, worst single link at any "
+            f"sample {ee[1]:.1f} % ({ee[2]}), "
+            if ee
+            else f"{k}: "
         )
+        parts.append(
+            text + f"largest queue {v['max_queue_packets']:.0f} packets "
+            f"({1e3 * v['max_queue_delay_s']:.1f} ms of its link)"
+        )
+    obs = "; ".join(parts)
     out.append(
         Qualitative(
             id="no significant overshoot",

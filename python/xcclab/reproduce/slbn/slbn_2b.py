@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...claims import Bound, Claim, Qualitative
+from ...claims import Bound, Claim, Ordering, Qualitative
 from ..common.paper_claims import quote
 from ..experiment import Experiment
 from .setup import Setup
@@ -133,6 +133,34 @@ def claims(metrics: dict) -> list[Claim]:
                     limit=5.0,
                 )
             )
+    # "BFYZ's being higher": the same statistic, BFYZ's above SLBN's (issue 31: a claim of
+    # the sentence that was not scored).
+    p90 = {}
+    for proto in ("bfyz", "slbn"):
+        if proto in m and "ee_asg_p90_max" in m[proto]:
+            p90[proto] = (m[proto]["ee_asg_p90_max"], f"measured.{proto}.ee_asg_p90_max")
+        elif proto in fluid:
+            p90[proto] = (fluid[proto]["ee_p90_max"], f"measured_fluid.{proto}.ee_p90_max")
+    if len(p90) == 2:
+        same = p90["bfyz"][0] == p90["slbn"][0]
+        out.append(
+            Ordering(
+                id="BFYZ's overshoot above SLBN's",
+                quote=quote("004", _WHERE, text),
+                measure=f"{assigned}: BFYZ's minus SLBN's, points",
+                ours=p90["bfyz"][0] - p90["slbn"][0],
+                unit="points",
+                reconstruction="BFYZ",
+                first="BFYZ",
+                second="SLBN",
+                note=f"the two statistics are equal, both exactly {p90['slbn'][0]:g} % (no "
+                "sample's 90th percentile of E_e is above 0 for either), so this statistic "
+                "does not order them"
+                if same
+                else "cause not established",
+                evidence=(p90["bfyz"][1], p90["slbn"][1]) if same else (),
+            )
+        )
     if "slbn" in m:
         out.append(
             Bound(
