@@ -2,7 +2,7 @@
 //! packet drivers (the simulator and the emulator).
 //!
 //! The network and the sessions come from this folder's generators, which the fluid session
-//! driver uses too: the transit-stub graph ([`super::transit_stub`]), the workload with its
+//! driver uses too: the transit-stub graph ([`mod@super::transit_stub`]), the workload with its
 //! arrival and departure windows and Pareto sizes ([`super::workload::generate`]), and the
 //! routes, one shortest-path tree per *source router*, each dropped once its sessions' paths are
 //! written ([`super::routes::session_paths`]). Hosts are numbers until a session uses one: only the

@@ -15,7 +15,7 @@ pub struct Edge {
     pub delay: Dur,
 }
 
-/// Routers, edges and the host attachment rule (a transit-stub graph, [`super::transit_stub`]).
+/// Routers, edges and the host attachment rule (a transit-stub graph, [`mod@super::transit_stub`]).
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
     pub routers: u32,

@@ -71,7 +71,7 @@ pub struct ReceiverStats {
     /// ACK packets sent.
     pub acks_sent: u64,
     /// Data segments refused because they lay beyond the receive window
-    /// ([`MAX_RECEIVE_WINDOW_SEGMENTS`] above the next expected one).
+    /// (`MAX_RECEIVE_WINDOW_SEGMENTS` above the next expected one).
     pub beyond_window: u64,
 }
 

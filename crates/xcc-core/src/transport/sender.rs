@@ -162,7 +162,7 @@ pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
 pub const MAX_WINDOW_SEGMENTS: u64 = 1 << 20;
 
 /// The window cap in full-sized segments for a flow of this MSS: the smaller of
-/// [`MAX_WINDOW_BYTES`] / MSS and [`MAX_WINDOW_SEGMENTS`].
+/// `MAX_WINDOW_BYTES` / MSS and `MAX_WINDOW_SEGMENTS`.
 pub fn window_cap_segments(mss_bytes: u32) -> u64 {
     (MAX_WINDOW_BYTES / mss_bytes.max(1) as u64).min(MAX_WINDOW_SEGMENTS)
 }

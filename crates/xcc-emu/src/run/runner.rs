@@ -8,13 +8,13 @@
 //!    nothing on the machine is touched yet;
 //! 2. namespaces and TUN devices (`os::netns::Topology`);
 //! 3. the router, attached to every TUN ([`super::router_thread`]);
-//! 4. time zero, with the machine's conditions for the run lifted ([`RunConditions`]);
+//! 4. time zero, with the machine's conditions for the run lifted (`RunConditions`);
 //! 5. the hosts' traffic per stack, run to the end or a signal ([`super::traffic`], with
 //!    [`super::stop_watch`] cutting every wait short on a signal);
 //! 6. the outcomes collected ([`super::collect`]);
-//! 7. teardown ([`teardown`]): the router stops, the namespaces go;
-//! 8. the verdict on losses outside the model ([`check_losses`]), the tables
-//!    ([`super::tables`]) and the run's statistics ([`record_stats`]).
+//! 7. teardown (`teardown`): the router stops, the namespaces go;
+//! 8. the verdict on losses outside the model (`check_losses`), the tables
+//!    ([`super::tables`]) and the run's statistics (`record_stats`).
 //!
 //! Everything made is removed at the end, on error and on SIGINT/SIGTERM (the flows stop, the
 //! router stops, the namespaces go); `xcc-emu cleanup` removes what a killed run left.
