@@ -63,6 +63,16 @@ impl BbrMode {
     pub fn code(self) -> u8 {
         self as u8
     }
+
+    /// The mode's name as `tcp_bbr.c` spells it (`BBR_STARTUP` without the prefix).
+    pub fn label(self) -> &'static str {
+        match self {
+            BbrMode::Startup => "STARTUP",
+            BbrMode::Drain => "DRAIN",
+            BbrMode::ProbeBw => "PROBE_BW",
+            BbrMode::ProbeRtt => "PROBE_RTT",
+        }
+    }
 }
 
 /// The TCP loss state BBR tracks (Linux's `icsk_ca_state`, the part BBR looks at).
@@ -752,6 +762,14 @@ impl Controller for Bbr {
 
     fn wants_rate_samples(&self) -> bool {
         true
+    }
+
+    fn state_label(&self) -> Option<&'static str> {
+        Some(self.mode.label())
+    }
+
+    fn current_pacing_gain(&self) -> Option<f64> {
+        Some(self.pacing_gain)
     }
 }
 
