@@ -24,7 +24,9 @@ assert hasattr(xcclab._native, "emu_main")
 assert sorted(p.name for p in b.SOURCE_DIR.glob("*.c")) == ["maxnet.bpf.c", "maxnet_loader.c"]
 import xcclab.view.assets as view_assets
 assert "window.xccReady" in view_assets.own("view.js") and view_assets.plotly_js()
-print("wheel: package, router, kernel sources and the view page's scripts installed")
+from xcclab.reproduce.common.templates import environment
+assert {"claims.md.j2", "index.html.j2"} <= set(environment().list_templates())
+print("wheel: package, router, kernel sources, the view page's scripts and report templates installed")
 PY
 "$work/venv/bin/xcc" kernel status
 # Kernel MaxNet builds from the installed sources where this machine can (root, clang,

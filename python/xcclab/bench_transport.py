@@ -32,7 +32,7 @@ BUFFER = "5000pkt"
 
 def scenario(rate_mbps: int, seconds: float):
     """The bench's scenario at ``rate_mbps``, measured over the last ``seconds``."""
-    from .reproduce import _xcc
+    from .reproduce.common import explicit as _xcc
 
     p = _rcp()
     flows = [_xcc.Flow("f1", RTT_S), _xcc.Flow("f2", RTT_S, start_s=JOIN_S)]
@@ -47,7 +47,7 @@ def scenario(rate_mbps: int, seconds: float):
 
 
 def _rcp():
-    from .reproduce import _xcc
+    from .reproduce.common import explicit as _xcc
 
     return _xcc.by_name("rcp").on_wire()
 
@@ -72,7 +72,7 @@ def _advertised_rate(result: Any, t0: float, t1: float) -> float:
     """The bottleneck's mean advertised rate R (bit/s) over the window."""
     import polars as pl
 
-    from .reproduce import _xcc
+    from .reproduce.common import explicit as _xcc
 
     link = result.link(_xcc.BOTTLENECK)
     ls = result.link_series.filter(
@@ -98,7 +98,7 @@ def measure_run(rate_mbps: int, seconds: float) -> dict[str, Any]:
     import xcclab
     from xcclab.emu import emulate
 
-    from .reproduce import _xcc
+    from .reproduce.common import explicit as _xcc
 
     sc = scenario(rate_mbps, seconds)
     p = _rcp()

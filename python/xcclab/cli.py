@@ -102,6 +102,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_plot(args: argparse.Namespace) -> int:
     from .plot import plot_run
+    from .results import RunResult
 
     smooth = None
     if args.smooth is not None:
@@ -111,7 +112,9 @@ def cmd_plot(args: argparse.Namespace) -> int:
         smooth = time_value(args.smooth)
         if smooth is None or smooth <= 0:
             raise ScenarioError(f'--smooth: expected a time like "200ms", got {args.smooth!r}')
-    for path in plot_run(Path(args.dir), args.out, formats=tuple(args.format), smooth=smooth):
+    for path in plot_run(
+        RunResult.load(Path(args.dir)), args.out, formats=tuple(args.format), smooth=smooth
+    ):
         print(path)
     return 0
 

@@ -85,7 +85,8 @@ def plot_run(
     max_lines: int = MAX_LINES,
     smooth: float | None = None,
 ) -> list[Path]:
-    """Draw ``run`` (a :class:`~xcclab.results.RunResult` or a run directory).
+    """Draw ``run`` (a :class:`~xcclab.results.RunResult`; ``RunResult.load(DIR)`` for a saved run:
+    this module never imports :mod:`xcclab.results`, whose ``plot`` method calls it).
 
     Shows at most ``max_lines`` flows (the fastest) and links (the fullest queues, leaving out
     those whose peak stays under 1 % of the largest) per panel. ``smooth``: the rate window in
@@ -94,10 +95,6 @@ def plot_run(
     """
     import polars as pl
 
-    from .results import RunResult
-
-    if not isinstance(run, RunResult):
-        run = RunResult.load(run)
     if out is None:
         if run.path is None:
             raise ValueError("plot_run: pass `out` for a run that was not saved")

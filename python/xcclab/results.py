@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
-from . import __version__
 from ._fsutil import atomic_dir
+from ._version import __version__
 from .errors import ScenarioError, load_native
 from .scenario import Scenario, _toml_loads, read_scenario_text
 from .schema import OPTIONAL_TABLE_NAMES, TABLE_NAMES, to_frame

@@ -11,7 +11,7 @@ def swept_values(run: Any) -> dict[str, Any]:
     """The parameters of the sweep point this run is (``OUT/points/<id>/`` of a sweep whose
     ``OUT/manifest.json`` lists it); empty for any other run."""
     from .errors import ScenarioError
-    from .sweep_runner import load_manifest
+    from .sweep_manifest import load_manifest
 
     path = getattr(run, "path", None)
     if path is None or path.parent.name != "points":

@@ -45,9 +45,10 @@ from typing import Any
 from ._fsutil import write_text_atomic
 from .executor import run_tasks
 from .isolated import Limits
+from .sweep_manifest import MANIFEST_FORMAT
+from .sweep_manifest import load_manifest as load_manifest  # re-exported: readers import it here
 from .sweep_spec import Point, SpecLike, SweepSpec, column_name, load_spec
 
-MANIFEST_FORMAT = "xcclab-sweep/1"
 POINTS_DIR = "points"
 
 
@@ -316,16 +317,3 @@ def _write_manifest(out: Path, sp: SweepSpec, records: list[dict[str, Any]]) -> 
     tmp = out / ".manifest.parquet.tmp"
     manifest_frame(sp, records).write_parquet(tmp, compression="zstd", statistics=True)
     os.replace(tmp, out / "manifest.parquet")
-
-
-def load_manifest(out: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read ``OUT/manifest.json`` of a sweep."""
-    from .errors import ScenarioError
-
-    path = Path(out) / "manifest.json"
-    if not path.is_file():
-        raise ScenarioError(f"{out}: not a sweep directory (no manifest.json)")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("format") != MANIFEST_FORMAT:
-        raise ScenarioError(f"{path}: format: expected {MANIFEST_FORMAT!r}")
-    return data

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from xcclab.claims import score
-from xcclab.reproduce import baselines as b
+from xcclab.reproduce.baselines import baselines as b
 
 pytest.importorskip("xcclab._native")
 

@@ -213,8 +213,8 @@ def test_a_sliding_window_finds_the_burst_fixed_bins_split():
     whole burst (4 C)."""
     import numpy as np
 
-    from xcclab.reproduce import _xcc
-    from xcclab.reproduce.xcc_abrupt import sliding_peak
+    from xcclab.reproduce.common import explicit as _xcc
+    from xcclab.reproduce.xcc.xcc_abrupt import sliding_peak
 
     t = np.arange(1, 41) * 0.01
     x = np.where((t > 0.05 + 1e-9) & (t <= 0.15 + 1e-9), 4.0, 1.0)
@@ -225,7 +225,7 @@ def test_a_sliding_window_finds_the_burst_fixed_bins_split():
 
 
 def test_the_mice_seeds_draw_the_arrival_times():
-    from xcclab.reproduce import mice
+    from xcclab.reproduce.mice import mice
 
     def starts(seed):
         sc = mice.scenario("reno-red", 5, arrival_seed=seed)

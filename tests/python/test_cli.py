@@ -102,7 +102,7 @@ def test_list_labels_an_approximation(capsys):
     """An experiment whose results come from a labelled approximation says so after its title."""
     from dataclasses import replace
 
-    from xcclab.reproduce.slbn_2b import EXPERIMENT
+    from xcclab.reproduce.slbn.slbn_2b import EXPERIMENT
 
     labelled = replace(EXPERIMENT, approximation="session driver (fluid data): validated on Medium")
     cli._print_experiments([labelled, replace(EXPERIMENT, id="plain")])

@@ -140,7 +140,7 @@ def test_rtt_fairness_emu_sends_1500_byte_data_packets():
     (the namespaces' MTU) with its own shim: the simulator's capture of the same scenario (the
     emulator's encoding) has 1500-byte data packets, and the report's payload share agrees."""
     import xcclab
-    from xcclab.reproduce import xcc_rtt_fairness_emu as rf
+    from xcclab.reproduce.xcc import xcc_rtt_fairness_emu as rf
 
     protos = rf.protocols()
     assert [p.name for p in protos] == ["xcp", "rcp", "maxnet", "piqi-rcp", "jetmax"]
@@ -166,7 +166,7 @@ def test_reproduce_rtt_fairness_emu_quick_rcp(tmp_path):
     import json
 
     from xcclab.emu import HOST_STALL_LIMIT_US, LATENESS_P99_LIMIT_US
-    from xcclab.reproduce.xcc_rtt_fairness_emu import run_rtt_fairness_emu
+    from xcclab.reproduce.xcc.xcc_rtt_fairness_emu import run_rtt_fairness_emu
 
     report = run_rtt_fairness_emu(tmp_path, quick=True, only=["rcp"])
     assert report == tmp_path / "emu" / "report.md"

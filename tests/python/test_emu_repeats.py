@@ -4,8 +4,8 @@ mice reports' agreement with the simulator, markmax-s1's orderings). No root nee
 from __future__ import annotations
 
 from xcclab.claims import Estimate, estimate
-from xcclab.reproduce import markmax_s1_emu as mm
-from xcclab.reproduce import mice_emu
+from xcclab.reproduce.markmax import markmax_s1_emu as mm
+from xcclab.reproduce.mice import mice_emu
 
 
 def _runs(median: float, spread: float) -> dict[str, Estimate]:

@@ -69,10 +69,11 @@ def _legends_off_the_data(fig) -> None:
 
 def test_run_title_names_protocol_and_swept_values(sweep, figures):
     from xcclab.plot import plot_run
+    from xcclab.results import RunResult
     from xcclab.sweep_runner import load_manifest
 
     point = next(p for p in load_manifest(sweep)["points"] if p["params"]["protocol"] == "xcp")
-    plot_run(sweep / point["run_dir"], out=sweep / "unused")
+    plot_run(RunResult.load(sweep / point["run_dir"]), out=sweep / "unused")
     title = figures[0]._suptitle.get_text()
     delay = point["params"]["link[1].delay"]
     assert title.startswith("tiny · xcp · queues: xcp")

@@ -6,7 +6,8 @@ import pytest
 
 pytest.importorskip("xcclab._native")
 
-from xcclab.reproduce import maxnet_cbr, run  # noqa: E402
+from xcclab.reproduce import run  # noqa: E402
+from xcclab.reproduce.maxnet import maxnet_cbr
 
 
 def test_quick_reproduction_reports_the_claims(tmp_path):

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from xcclab.cli import main
-from xcclab.reproduce import _stacks, get
-from xcclab.reproduce import maxnet_cbr as cbr
-from xcclab.reproduce import maxnet_cbr_stacks as stacks
-from xcclab.reproduce import maxnet_two_link as two_link
-from xcclab.reproduce import maxnet_two_link_stacks as two_link_stacks
+from xcclab.reproduce import get
+from xcclab.reproduce.common import stacks as _stacks
+from xcclab.reproduce.maxnet import maxnet_cbr as cbr
+from xcclab.reproduce.maxnet import maxnet_cbr_stacks as stacks
+from xcclab.reproduce.maxnet import maxnet_two_link as two_link
+from xcclab.reproduce.maxnet import maxnet_two_link_stacks as two_link_stacks
 
 
 def test_the_scenario_is_the_papers_at_full_rate():
@@ -156,7 +157,7 @@ def test_unknown_stack_is_refused():
 
 
 def test_the_mice_experiments_have_a_stack_version():
-    from xcclab.reproduce import mice_stacks
+    from xcclab.reproduce.mice import mice_stacks
 
     assert get("mice-http-200").stack is not None and get("mice-http-50").stack is not None
     assert get("mice-queue-100M").stack is None

@@ -6,7 +6,7 @@ import pytest
 
 from xcclab.cli import main
 from xcclab.price_encoding import price_encoding
-from xcclab.reproduce import maxnet_encoding
+from xcclab.reproduce.maxnet import maxnet_encoding
 
 
 def test_the_papers_numbers():

@@ -33,7 +33,7 @@ def test_quick_rcp_and_maxnet(tmp_path):
 def test_sensitivity_claims_name_their_setting():
     """Sensitivity runs are scored under their label (alpha, filter, control interval T); runs
     recorded before the labels existed are named from their key."""
-    from xcclab.reproduce.rcp_instability import SENSITIVITY, claims_for
+    from xcclab.reproduce.maxnet.rcp_instability import SENSITIVITY, claims_for
 
     run49 = {
         "overshoot_after_last_join": 0.1,

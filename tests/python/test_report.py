@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from xcclab.reproduce.report import (
+from xcclab.reproduce.common.report import (
     Comparison,
     gap_summary,
     jain_index,

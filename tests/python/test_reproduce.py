@@ -7,7 +7,7 @@ import json
 import pytest
 
 from xcclab import cli
-from xcclab.reproduce import markmax_s1_dt
+from xcclab.reproduce.markmax import markmax_s1_dt
 
 pytestmark = pytest.mark.native
 

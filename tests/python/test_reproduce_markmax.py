@@ -11,13 +11,8 @@ import pytest
 import xcclab
 from conftest import ROOT
 from xcclab import cli
-from xcclab.reproduce import (
-    _markmax_packet,
-    markmax_s1,
-    markmax_s1_dt,
-    markmax_s2,
-    markmax_s3,
-)
+from xcclab.reproduce.markmax import markmax_s1, markmax_s1_dt, markmax_s2, markmax_s3
+from xcclab.reproduce.markmax import packet as _markmax_packet
 
 pytestmark = pytest.mark.native
 

@@ -15,7 +15,7 @@ import xcclab
 from conftest import ROOT
 from xcclab import Scenario
 from xcclab.errors import ScenarioError
-from xcclab.reproduce import markmax_s1_dt
+from xcclab.reproduce.markmax import markmax_s1_dt
 from xcclab.scenario import fmt_rate, fmt_size, fmt_time
 
 

@@ -11,7 +11,7 @@ def _cell(mean: float) -> dict:
 
 
 def test_mice_seeded_figure(tmp_path):
-    from xcclab.reproduce import mice
+    from xcclab.reproduce.mice import mice
 
     seeded = {
         f"{stack}@{w:g}s": {key: _cell(0.5) for key, *_ in mice._SEEDED_PANELS}
@@ -24,7 +24,7 @@ def test_mice_seeded_figure(tmp_path):
 
 
 def test_join_spread_figure(tmp_path):
-    from xcclab.reproduce import xcc_abrupt
+    from xcclab.reproduce.xcc import xcc_abrupt
 
     keys = xcc_abrupt.SPREAD_KEYS
     measured = {p: {k: 1.0 for k in keys} for p in xcc_abrupt.SPREAD_PROTOCOLS}

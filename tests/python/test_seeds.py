@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from xcclab.reproduce import experiments, get
-from xcclab.reproduce.seeds import (
+from xcclab.reproduce.common.seeds import (
     SEEDS,
     cell_estimate,
     from_summary,

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from xcclab.reproduce import slbn_validation as V
+from xcclab.reproduce.slbn import slbn_validation as V
 
 #: What the driver is claimed good for: each must be measured and within its bound.
 CLAIMED = {"rate_p99", "es_band", "es_mean", "ee_mean", "queue_ratio"}

@@ -71,8 +71,8 @@ def test_slbn_1a_quick_report(tmp_path):
     take a minute each even there) and one left out of this run, listed as pending."""
     from dataclasses import replace
 
-    from xcclab.reproduce.slbn_1a import SETUP
-    from xcclab.reproduce.slbn_common import run_setup
+    from xcclab.reproduce.slbn.slbn_1a import SETUP
+    from xcclab.reproduce.slbn.slbn_common import run_setup
 
     setup = replace(SETUP, protocols=("slbn", "cobb", "rcp"))
     report = run_setup(setup, tmp_path / "r", quick=True, only=("slbn", "cobb"))
@@ -91,7 +91,7 @@ def test_slbn_1a_quick_report(tmp_path):
     assert abs(metrics["measured_fluid"]["slbn"]["final_es_p90"]) < 0.01
     assert "## The packet engine beside the session driver" in text
     # The report is rewritten from the saved runs alone, to the same numbers.
-    from xcclab.reproduce.slbn_common import rereport
+    from xcclab.reproduce.slbn.slbn_common import rereport
 
     rereport(setup, tmp_path / "r", quick=True)
     assert json.loads((tmp_path / "r" / "metrics.json").read_text()) == metrics
@@ -103,7 +103,7 @@ def test_slbn_1a_quick_report(tmp_path):
     assert "SLBN, COBB. Of the 1 pair the paper ranks, 1 agree" in text
     # Seed 004's own E_s, on the rates assigned at each sample (issue 31), beside the delivered
     # one: the claims are judged on it, the delivered statistics are a second definition.
-    from xcclab.reproduce.slbn_1a import assigned, claims
+    from xcclab.reproduce.slbn.slbn_1a import assigned, claims
 
     asg, source = assigned(metrics)
     assert source.startswith("packet engine") and asg is metrics["measured"]
@@ -118,9 +118,9 @@ def test_a_packet_run_over_its_budget_is_reported_as_such(tmp_path, monkeypatch)
     end, with the session driver's numbers beside and no packet-level measure invented."""
     from dataclasses import replace
 
-    from xcclab.reproduce import slbn_packets
-    from xcclab.reproduce.slbn_1a import SETUP
-    from xcclab.reproduce.slbn_common import run_setup
+    from xcclab.reproduce.slbn import slbn_packets
+    from xcclab.reproduce.slbn.slbn_1a import SETUP
+    from xcclab.reproduce.slbn.slbn_common import run_setup
 
     monkeypatch.setattr(slbn_packets, "TIME_BUDGET_S", 0.5)
     setup = replace(SETUP, protocols=("slbn",))
@@ -141,9 +141,9 @@ def test_slbn_2a_benchmarks_are_the_reproduction(bench, protocol):
 
     import tomllib
 
-    from xcclab.reproduce import slbn_packets
-    from xcclab.reproduce.slbn_2a import SETUP
-    from xcclab.reproduce.slbn_common import PACKET_BYTES
+    from xcclab.reproduce.slbn import slbn_packets
+    from xcclab.reproduce.slbn.slbn_2a import SETUP
+    from xcclab.reproduce.slbn.slbn_common import PACKET_BYTES
 
     benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
     experiment = SETUP.experiment(protocol, False)

@@ -6,9 +6,9 @@ import math
 import pytest
 
 from xcclab.claims import Point, Qualitative
-from xcclab.reproduce import _xcc_emu as xe
-from xcclab.reproduce import xcc_dumbbell_3 as d3
-from xcclab.reproduce import xcc_rtt_fairness as rf
+from xcclab.reproduce.xcc import emu_common as xe
+from xcclab.reproduce.xcc import xcc_dumbbell_3 as d3
+from xcclab.reproduce.xcc import xcc_rtt_fairness as rf
 
 
 def _rtt(fill=0.3, join=0.4, r30=475e6, r200=475e6, drops=0):

@@ -26,16 +26,37 @@ def test_xcp_equilibrium_leaves_short_flows_below_max_min_on_two_links():
 
 def test_every_listed_protocol_is_a_valid_scenario():
     native = pytest.importorskip("xcclab._native")
-    from xcclab.reproduce import _xcc
+    from xcclab.reproduce.common import explicit as _xcc
 
     for p in _xcc.PROTOCOLS:
         sc = _xcc.dumbbell(p, "t", [_xcc.Flow("f", 0.05)], duration_s=1)
         native.validate(sc.to_toml(), f"{p.name}.toml")
 
 
+def test_protocol_targets_and_shims_are_the_registrys():
+    """A protocol's target utilisation is the parameter its queue's registry entry names, as the
+    scenario parser resolves it (given, or the algorithm's default), and its shim is the wire
+    registry's header (2 shim bytes + the body): nothing restated in the experiments."""
+    pytest.importorskip("xcclab._native")
+    from xcclab.errors import load_native
+    from xcclab.references import target_utilisation
+    from xcclab.reproduce.common import explicit
+    from xcclab.results import validate
+
+    header = {name: 2 + n for _, name, n, _ in load_native().congestion_headers()}
+    for p in explicit.PROTOCOLS:
+        sc = explicit.dumbbell(p, "t", [explicit.Flow("f", 0.05)], duration_s=1)
+        bottleneck = next(x for x in validate(sc)["links"] if x["name"] == explicit.BOTTLENECK)
+        assert p.target == target_utilisation(bottleneck["queue"]), p.name
+        assert p.shim_bytes == header[p.name], p.name
+    given = explicit.Protocol("m", "MaxNet", {"kind": "maxnet", "mu": 0.9}, "maxnet")
+    assert given.target == 0.9
+    assert explicit.Protocol("d", "DropTail", "droptail", "newreno").target == 1.0
+
+
 def test_quick_multilink(tmp_path):
     pytest.importorskip("xcclab._native")
-    from xcclab.reproduce import xcc_multilink
+    from xcclab.reproduce.xcc import xcc_multilink
 
     xcc_multilink.run(tmp_path / "out", quick=True, progress=False)
     m = json.loads((tmp_path / "out" / "metrics.json").read_text())["measured"]

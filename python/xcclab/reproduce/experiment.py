@@ -1,8 +1,12 @@
-"""The one shape of a reproduction: an :class:`Experiment` object.
+"""The one shape of a reproduction: an :class:`Experiment` object, and the :class:`Variant`
+objects that run it on another engine.
 
 An experiment module builds one (or several, for a family such as ``rcp-instability-N``)
-``Experiment`` at import; :mod:`xcclab.reproduce` discovers them by importing the package's
-modules and collecting the ``Experiment`` instances they hold. Nothing is probed by name.
+``Experiment`` at import; a variant module (``*_emu``: on real packets, ``*_stacks``: on
+Linux's stacks) builds a ``Variant`` naming the experiment's id. :mod:`xcclab.reproduce`
+discovers both by importing every module of its family subpackages and collecting the
+instances they hold, then gives each experiment its variants: the experiment module never
+imports its variants, the variant imports the experiment's helpers. Nothing is probed by name.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..claims import Claim
 
@@ -42,3 +46,22 @@ class Experiment:
     stack: Runner | None = None
     scenarios: Callable[[str | Path], list[Path]] | None = None
     approximation: str = ""
+
+
+#: The kinds of variant: ``emu`` is ``xcc reproduce ID --emu``, ``stack`` is ``--stack kernel|udp``.
+VariantKind = Literal["emu", "stack"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """Experiment ``experiment``'s run on another engine, defined in its own module.
+
+    ``kind`` ``"emu"``: ``run(out_dir, quick, *, log)`` runs the experiment simulated and on
+    real packets; ``"stack"``: ``run(out_dir, quick, *, stack, log)`` on Linux's stacks. The
+    registry sets the experiment's ``emu`` or ``stack`` field to ``run``; an id that names no
+    experiment, or two variants of one kind for one experiment, is an error at discovery.
+    """
+
+    experiment: str
+    kind: VariantKind
+    run: Runner

@@ -16,6 +16,7 @@ from typing import Any
 from .._fsutil import write_text_atomic
 from ..claims import Qualitative, Scored, Verdict, cause_line, check_claims, score, verdict
 from ..claims import group as claim_group
+from .common.templates import render
 from .experiment import Experiment
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
@@ -88,36 +89,15 @@ def _base_id(c) -> str:
     return c.id[: -len(tag)] if c.setting and c.id.endswith(tag) else c.id
 
 
-def _claim_table(rows: list[Scored], extra=None) -> list[str]:
-    head = "| claim | type | the paper | measured as | expected | ours | verdict |"
-    rule = "|:---|:---|:---|:---|:---|:---|:---|"
-    if extra:
-        head, rule = head + " why apart |", rule + ":---|"
-    lines = [head, rule]
-    for s in rows:
-        c = s.claim
-        rec = f" (on {c.reconstruction})" if c.reconstruction else ""
-        window = f"; window: {c.window}" if getattr(c, "window", "") else ""
-        lines.append(
-            f'| {_cell(c.id)} | {c.kind} | "{_cell(c.quote.text)}" ({_cell(c.quote.where)}) '
-            f"| {_cell(c.measure + window)} | {_cell(c.expected())} | {_cell(_ours(s))} | "
-            f"**{s.status}**{rec} |" + (f" {_cell(extra(c))} |" if extra else "")
-        )
-    return lines
-
-
-def _sensitivity_table(rows: list[Scored]) -> list[str]:
-    """One line per claim: the settings under which it holds and those under which it does
-    not, with our value under each."""
+def _sensitivity_rows(rows: list[Scored]) -> list[tuple[str, str, str, str]]:
+    """One row per claim: its base id, what is expected, the settings under which it holds and
+    those under which it does not, with our value under each."""
     by: dict[str, list[Scored]] = {}
     for s in rows:
         by.setdefault(_base_id(s.claim), []).append(s)
-    lines = [
-        "| claim | expected | holds with | does not hold with |",
-        "|:---|:---|:---|:---|",
-    ]
+    out = []
     for base, group in by.items():
-        cells = [
+        holding, failing = (
             "; ".join(
                 f"{s.claim.setting}: {_ours(s)}"
                 + ("" if s.status in ("holds", "fails") else f" ({s.status})")
@@ -126,114 +106,48 @@ def _sensitivity_table(rows: list[Scored]) -> list[str]:
             )
             or "none"
             for ok in (True, False)
-        ]
-        lines.append(
-            f"| {_cell(base)} | {_cell(group[0].claim.expected())} | {_cell(cells[0])} | "
-            f"{_cell(cells[1])} |"
         )
-    return lines
+        out.append((base, group[0].claim.expected(), holding, failing))
+    return out
 
 
 def claim_section(
     scored: list[Scored], v: Verdict, quick: bool = False, metrics: dict[str, Any] | None = None
 ) -> str:
-    """The report's claims section: the verdict, one table per group of claims (the paper's,
-    those on a reconstruction, the sensitivity runs, the qualitative ones, the references) and
-    the cause of each failure."""
+    """The report's claims section (``templates/claims.md.j2``): the verdict, one table per
+    group of claims (the paper's, those on a reconstruction, the sensitivity runs, the
+    qualitative ones, the references) and the cause of each failure."""
     head = (
         "not judged (quick run)"
         if quick
         else f"{v.verdict} ({v.holding} of {v.counted} counted paper claims hold)"
     )
-    lines = [
-        f'<a id="{CLAIMS_ANCHOR}"></a>',
-        "",
-        f"## Verdict: {head}",
-        "",
-        "Claims typed and scored by `xcclab.claims` under the tolerance policy and verdict rule of "
-        "[docs/reproduction/verdicts.md](../verdicts.md): references, qualitative claims, "
-        "claims on a reconstruction, sensitivity runs, measures on a second definition and "
-        "claims counted in another experiment are shown apart and not counted.",
-        "",
-    ]
     paper = [s for s in scored if s.counted]
     recon = [s for s in scored if claim_group(s) == "reconstruction"]
-    second = [s for s in scored if claim_group(s) == "second definition"]
-    elsewhere = [s for s in scored if claim_group(s) == "elsewhere"]
-    sens = [s for s in scored if s.claim.setting and s.claim.kind != "qualitative"]
-    qual = [s for s in scored if s.claim.kind == "qualitative"]
-    refs = [s for s in scored if s.claim.kind == "reference"]
-    if paper:
-        lines += ["### The paper's claims", "", *_claim_table(paper), ""]
-    if recon:
-        lines += ["### Claims on a reconstructed algorithm (counted apart)", ""]
-        lines += [*_claim_table(recon), ""]
     causes = [s for s in paper + recon if s.status not in ("holds", "described")]
-    if causes:
-        lines += ["Why they fail:", ""]
-        lines += [
-            f"- **{_cell(s.claim.id)}** ({s.status}): {_cell(cause_line(s, metrics))}"
-            for s in causes
-        ]
-        lines.append("")
-    if second:
-        lines += [
-            "### On a second definition (not the paper's; shown apart, never deciding)",
-            "",
-            *_claim_table(
-                second,
-                extra=lambda c: (
-                    c.second_definition
-                    or "one side of a contrast the paper states (scored as one ordering above)"
-                ),
-            ),
-            "",
-        ]
-    if elsewhere:
-        lines += [
-            "### Also shown here, counted in another experiment (each paper claim is counted once)",
-            "",
-            *_claim_table(
-                elsewhere,
-                extra=lambda c: (
-                    f"counted in [{c.counted_in}](../{c.counted_in}/report.md#{CLAIMS_ANCHOR})"
-                ),
-            ),
-            "",
-        ]
-    if sens:
-        lines += [
-            "### Sensitivity: settings the paper leaves open (not counted)",
-            "",
-            *_sensitivity_table(sens),
-            "",
-        ]
-    if qual:
-        lines += [
-            "### Qualitative claims (our reading, not counted)",
-            "",
-            "| claim | the paper | ours |",
-            "|:---|:---|:---|",
-        ]
-        for s in qual:
-            c = s.claim
-            lines.append(
-                f'| {_cell(c.id)} | "{_cell(c.quote.text)}" ({_cell(c.quote.where)}) | '
-                f"{_cell(c.observed if isinstance(c, Qualitative) else '')} |"
-            )
-        lines.append("")
-    if refs:
-        lines += [
-            "### References: the max-min oracle, a protocol's own equilibrium (never the paper's)",
-            "",
-            "| quantity | reference | ours | within 5 % |",
-            "|:---|:---|:---|:---|",
-        ]
-        for s in refs:
-            c = s.claim
-            rec = f" (on {c.reconstruction})" if c.reconstruction else ""
-            lines.append(
-                f"| {_cell(c.id)} | {_cell(c.expected())} | {_cell(_ours(s))} | {s.status}{rec} |"
-            )
-        lines.append("")
-    return "\n".join(lines)
+    return render(
+        "claims.md.j2",
+        anchor=CLAIMS_ANCHOR,
+        head=head,
+        paper=paper,
+        recon=recon,
+        causes=[(s, cause_line(s, metrics)) for s in causes],
+        second=[s for s in scored if claim_group(s) == "second definition"],
+        elsewhere=[s for s in scored if claim_group(s) == "elsewhere"],
+        sensitivity=_sensitivity_rows(
+            [s for s in scored if s.claim.setting and s.claim.kind != "qualitative"]
+        ),
+        qualitative=[s for s in scored if s.claim.kind == "qualitative"],
+        references=[s for s in scored if s.claim.kind == "reference"],
+        ours=_ours,
+        window=lambda c: f"; window: {c.window}" if getattr(c, "window", "") else "",
+        reconstruction=lambda c: f" (on {c.reconstruction})" if c.reconstruction else "",
+        observed=lambda c: c.observed if isinstance(c, Qualitative) else "",
+        apart_second=lambda c: (
+            c.second_definition
+            or "one side of a contrast the paper states (scored as one ordering above)"
+        ),
+        apart_elsewhere=lambda c: (
+            f"counted in [{c.counted_in}](../{c.counted_in}/report.md#{CLAIMS_ANCHOR})"
+        ),
+    )

@@ -1,0 +1,1 @@
+"""Beyond the papers: CUBIC and BBR, the simulator's beside Linux's own."""

@@ -1,0 +1,259 @@
+"""One experiment on several stacks (real packets beside the simulator): the paper's claims
+judged per stack by the one scorer, and the real runs' distance from the simulated one.
+
+An experiment's ``claims(metrics)`` (the simulated report's claims) is applied to each stack's
+measurements in turn, so every stack is judged on the same claims, by :func:`xcclab.claims.score`
+and :func:`xcclab.claims.verdict`; nothing here sets a tolerance for a paper's claim. The
+real-versus-simulated rows (:class:`SimGap`) are a second, separate comparison: how far a real
+stack's number is from the simulator's on the same scenario, against a bound we state.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...claims import Claim, Scored, Verdict, score, verdict
+
+#: xcclab's UDP transport's MSS on the stacks' runs: 1500-byte datagrams with its headers, the
+#: size of the kernel stack's Linux TCP packets (the namespaces' TUN devices carry up to 2000 B
+#: since issue 34; these experiments keep the packets they were measured with).
+UDP_MSS = "1432B"
+#: The router's counters kept from ``run_info["emu"]`` (docs/emu.md), under these names.
+EMU_STATS = {
+    "router_lateness_p99_us": "lateness_p99_us",
+    "router_lateness_max_us": "lateness_max_us",
+    "router_cpu_share": "router_cpu_share",
+    "host_wake_late_max_us": "host_wake_late_max_us",
+    "kernel_tun_tx_dropped": "kernel_tun_tx_dropped",
+    "kernel_tun_rx_dropped": "kernel_tun_rx_dropped",
+    "loadavg": "loadavg_1min_after",
+}
+
+
+def emu_stats(result: Any) -> dict[str, Any]:
+    """A run's router counters (:data:`EMU_STATS`, NaN on the simulator) and, for a real run,
+    its fidelity warnings."""
+    emu = result.run_info.get("emu", {})
+    m: dict[str, Any] = {key: emu.get(src, float("nan")) for key, src in EMU_STATS.items()}
+    if emu:
+        from ...emu import fidelity_warnings
+
+        m["fidelity_warnings"] = fidelity_warnings(emu)
+    return m
+
+
+__all__ = [
+    "SimGap",
+    "claim_rows",
+    "gap_rows",
+    "score_stacks",
+]
+
+
+def score_stacks(
+    claims: Callable[[dict[str, Any]], list[Claim]],
+    measured: Mapping[str, dict[str, Any]],
+) -> dict[str, tuple[list[Scored], Verdict]]:
+    """Each stack's claims (``claims({"measured": measured[stack]})``) scored, and its
+    verdict."""
+    out = {}
+    for stack, m in measured.items():
+        scored = [score(c) for c in claims({"measured": m})]
+        ids = [s.claim.id for s in scored]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"claim ids are not unique: {ids}")
+        out[stack] = (scored, verdict(scored))
+    return out
+
+
+def _ours(s: Scored | None) -> str:
+    if s is not None and getattr(s.claim, "observed", ""):
+        return s.claim.observed  # a qualitative claim: our reading
+    if s is None or s.ours is None:
+        return "n/a"
+    unit = f" {s.claim.unit}" if s.claim.unit else ""
+    return s.ours.text() + unit
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def claim_rows(
+    judged: Mapping[str, tuple[list[Scored], Verdict]],
+    stacks: Sequence[str],
+    *,
+    kinds: Sequence[str] | None = None,
+) -> tuple[list[str], list[list[str]]]:
+    """The claims table: one row per claim (in the order of the first stack's claims), the
+    paper's words and expected value, then each stack's value and verdict. ``kinds``: only
+    claims of these types (``"reference"`` for the oracle's rows)."""
+    by_stack = {s: {x.claim.id: x for x in judged[s][0]} for s in stacks}
+    first = judged[stacks[0]][0]
+    header = ["claim", "type", "the paper", "expected"]
+    header += [f"{s}" for s in stacks] + [f"verdict {s}" for s in stacks]
+    rows = []
+    for x in first:
+        c = x.claim
+        if kinds is not None and c.kind not in kinds:
+            continue
+        words = f'"{_cell(c.quote.text)}" ({_cell(c.quote.where)})'
+        if c.kind == "reference":
+            words = "(not the paper's: " + _cell(getattr(c, "source", "reference")) + ")"
+        row = [_cell(c.id), c.kind, words, _cell(c.expected())]
+        row += [_cell(_ours(by_stack[s].get(c.id))) for s in stacks]
+        row += [f"**{by_stack[s][c.id].status}**" if c.id in by_stack[s] else "n/a" for s in stacks]
+        rows.append(row)
+    return header, rows
+
+
+@dataclass(frozen=True)
+class SimGap:
+    """A real stack's number against the simulator's on the same scenario: ``bound`` is the
+    largest difference (real - simulated) we accept, in ``unit``, or as a share of the
+    simulated value when ``relative``."""
+
+    quantity: str
+    unit: str
+    sim: float | None
+    real: dict[str, float | None]
+    bound: float
+    relative: bool = False
+
+    def diff(self, stack: str) -> float | None:
+        r = self.real.get(stack)
+        if r is None or self.sim is None or not (math.isfinite(r) and math.isfinite(self.sim)):
+            return None
+        if self.relative:
+            return (r - self.sim) / abs(self.sim) if self.sim else None
+        return r - self.sim
+
+    def within(self, stack: str) -> bool | None:
+        d = self.diff(stack)
+        return None if d is None else abs(d) <= self.bound + 1e-12
+
+    def bound_text(self) -> str:
+        if self.relative:
+            return f"±{100 * self.bound:g} %"
+        if self.unit == "%":
+            return f"±{self.bound:g} points"
+        return f"±{self.bound:g} {self.unit}".rstrip()
+
+    def diff_text(self, stack: str, digits: int = 2) -> str:
+        d = self.diff(stack)
+        if d is None:
+            return "n/a"
+        ok = self.within(stack)
+        text = f"{100 * d:+.1f} %" if self.relative else f"{d:+.{digits}f}"
+        return f"{text} ({'within' if ok else 'outside'})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "quantity": self.quantity,
+            "unit": self.unit,
+            "sim": self.sim,
+            "real": self.real,
+            "bound": self.bound,
+            "relative": self.relative,
+            "diff": {s: self.diff(s) for s in self.real},
+            "within": {s: self.within(s) for s in self.real},
+        }
+
+
+def gap_rows(
+    gaps: Sequence[SimGap], stacks: Sequence[str], digits: int = 2
+) -> tuple[list[str], list[list[str]]]:
+    """The real-versus-simulated table: the simulated value, each real stack's, the bound and
+    each difference with whether it is within the bound."""
+    header = ["quantity", "sim", *stacks, "bound", *(f"{s} - sim" for s in stacks)]
+    rows = []
+    for g in gaps:
+        rows.append(
+            [
+                _cell(f"{g.quantity} ({g.unit})" if g.unit else g.quantity),
+                _num(g.sim, digits),
+                *(_num(g.real.get(s), digits) for s in stacks),
+                g.bound_text(),
+                *(g.diff_text(s, digits) for s in stacks),
+            ]
+        )
+    return header, rows
+
+
+def gap_summary(gaps: Sequence[SimGap], stack: str) -> tuple[int, int]:
+    """(within the bound, measured) over ``gaps`` for ``stack``."""
+    judged = [g.within(stack) for g in gaps]
+    return sum(1 for w in judged if w), sum(1 for w in judged if w is not None)
+
+
+def _num(x: float | None, digits: int) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def run_real(
+    run: Callable[[], Any], attempts: int = 2, log: Callable[[str], None] | None = None
+) -> tuple[Any | None, list[str]]:
+    """A real-packet run, tried up to ``attempts`` times: a run that the emu fails (kernel-side
+    drops, which it refuses to report as results) is a finding, recorded, not a crash. Returns
+    the first result (or None) and each failed attempt's message."""
+    failures: list[str] = []
+    for _ in range(attempts):
+        try:
+            return run(), failures
+        except RuntimeError as exc:
+            failures.append(str(exc))
+            if log:
+                log(f"failed: {exc}")
+    return None, failures
+
+
+def failure_text(failures: Mapping[str, Sequence[str]], hosts: Sequence[str] = ()) -> str:
+    """The failed attempts of the real stacks, quoted, for the report (empty if none); with
+    the scenario's ``hosts``, where each lost its packets."""
+    lines = []
+    for stack, msgs in failures.items():
+        for i, msg in enumerate(msgs, 1):
+            where = drop_summary(msg, hosts) if hosts else ""
+            lines.append(
+                f"- `{stack}`, attempt {i}: `{_cell(msg)}`" + (f"; {where}" if where else "")
+            )
+    return "\n".join(lines)
+
+
+_COUNTER_FIELDS = ("rx_dropped", "tx_dropped", "udp_rcvbuf_errors", "udp_sndbuf_errors")
+
+
+def kernel_drops(message: str, hosts: Sequence[str]) -> list[dict[str, Any]]:
+    """The per-host counters (``DevCounters {...}``, one per host namespace in the scenario's
+    host order) that the emu's failure message lists; empty if it lists none."""
+    import re
+
+    out = []
+    blocks = re.findall(r"DevCounters \{([^}]*)\}", message)
+    for i, block in enumerate(blocks):
+        fields = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", block)}
+        fields["host"] = hosts[i] if i < len(hosts) else f"host {i}"
+        out.append(fields)
+    return out
+
+
+def drop_summary(message: str, hosts: Sequence[str]) -> str:
+    """Where a failed run lost its packets, in words: each host with a non-zero drop counter,
+    and how many packets each host's TUN device carried."""
+    counters = kernel_drops(message, hosts)
+    if not counters:
+        return ""
+    lost = [
+        f"{c['host']} {', '.join(f'{k} {c[k]}' for k in _COUNTER_FIELDS if c.get(k))}"
+        for c in counters
+        if any(c.get(k) for k in _COUNTER_FIELDS)
+    ]
+    carried = ", ".join(
+        f"{c['host']} {c.get('tx_packets', 0)} / {c.get('rx_packets', 0)}" for c in counters
+    )
+    return f"lost at: {'; '.join(lost) or 'none'} (packets sent / received per host: {carried})"
