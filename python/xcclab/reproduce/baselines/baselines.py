@@ -4,18 +4,24 @@ A 20 Mbit/s dumbbell (40 ms base RTT, so one BDP is 67 packets of 1500 B) runs, 
 ``REPS`` times: one CUBIC or one BBR flow over a shallow (17 packets, 1/4 BDP), a one-BDP (67)
 and a deep (267, 4 BDP) DropTail buffer; two flows of one algorithm with RTTs 20 and 80 ms; one
 BBR and one CUBIC flow sharing the bottleneck over 1/2, 2 and 8 BDP buffers. Every flow is
-bulk with SACK, Linux's delayed ACKs and a 1448-byte MSS (1500-byte packets). Measured on the
+bulk with SACK, Linux's delayed ACKs, Linux's retransmission timer (``rto = "linux"``) and a
+1448-byte MSS (1500-byte packets). Run k (seed k) starts each flow at a seeded offset in
+[0, 10 ms) and gives the access links a seeded 100 us propagation jitter (the simulator's
+stand-in for the real network's timing noise; the emulator's router adds none, its hosts add
+their own), so the simulator's repeats are distinct runs, as the kernel's are. Measured on the
 bottleneck's 100 ms series after the first 5 s (10 s for two flows): utilisation, mean queue,
-drops; CUBIC's loss-epoch period (the median time between drop episodes, against K from
-RFC 9438 for the measured window); BBR's PROBE_RTT dips (100 ms bins under 30 % of capacity)
-and their period; the flows' shares. ``--emu`` runs every case again with the kernel's own
-``cubic`` and ``bbr`` through the TUN router (docs/emu.md) and states, per number, whether the
+drops; over the whole run, the flows' retransmission timeouts; CUBIC's loss-epoch period (the
+median time between drop episodes, against K from RFC 9438 for the measured window); BBR's
+PROBE_RTT dips (100 ms bins under 30 % of capacity) and their period; the flows' shares.
+``--emu`` runs every case again with the kernel's own ``cubic`` and ``bbr`` through the TUN
+router (docs/emu.md) and states, per number, whether the
 kernel's interval agrees with the simulator's within a stated bound.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,10 +40,17 @@ BDP_PKTS = RATE_BPS * BASE_RTT_S / 8 / PACKET  # 66.7
 BUFFERS = {"shallow": 17, "bdp": 67, "deep": 267}
 MIX_BUFFERS = {"0.5 BDP": 33, "2 BDP": 133, "8 BDP": 533}
 DURATION_S = 30.0
-REPS = 3
+REPS = 5
 QUICK_SCALE = 0.25
 BOTTLENECK = "r1->r2"
-TRANSPORT = {"mss": "1448B", "header": "52B", "delayed_ack": "linux"}
+#: Linux's RTO: RFC 6298's (max(200 ms, SRTT + 4 RTTVAR)) fires during CUBIC's fast recoveries
+#: behind the 4-BDP buffer (16 timeouts in 30 s, utilisation 0.944); the kernel's
+#: (SRTT + max(200 ms, 4 mdev)) does not (docs/scenario-format.md, `rto`).
+TRANSPORT = {"mss": "1448B", "header": "52B", "delayed_ack": "linux", "rto": "linux"}
+#: What makes run k differ from run j in the simulator: each flow starts at a seeded offset in
+#: [0, START_SPREAD_MS), and the access links jitter by up to ACCESS_JITTER (seeded draws).
+START_SPREAD_MS = 10.0
+ACCESS_JITTER = "100us"
 #: RFC 9438 C and beta, for K from the measured W_max.
 C_CUBIC, BETA_CUBIC = 0.4, 0.7
 
@@ -53,6 +66,7 @@ def scenario(
     """A dumbbell with one bulk flow per entry of ``ccs``; flow i's base RTT ``rtts_ms[i]``
     (the bottleneck has half the smallest one-way delay, access links the rest)."""
     bottleneck_ms = min(rtts_ms) / 2 - 2.0
+    rng = random.Random(seed)
     hosts, links, flows = [], [], []
     for i, (cc, rtt) in enumerate(zip(ccs, rtts_ms), start=1):
         access_ms = (rtt / 2 - bottleneck_ms) / 2
@@ -64,6 +78,7 @@ def scenario(
                     "rate": "1Gbps",
                     "delay": f"{access_ms * 1000:.0f}us",
                     "buffer": "unlimited",
+                    "jitter": ACCESS_JITTER,
                 }
             )
         flows.append(
@@ -71,7 +86,7 @@ def scenario(
                 "name": f"f{i}",
                 "src": f"s{i}",
                 "dst": f"d{i}",
-                "start": "0s",
+                "start": f"{rng.uniform(0.0, START_SPREAD_MS) * 1000:.0f}us",
                 "cc": cc,
                 "transport": dict(TRANSPORT),
             }
@@ -146,6 +161,8 @@ def measure(res: Any, case: str, warmup_s: float) -> dict[str, Any]:
         "utilisation": float(rate[sel].mean() / RATE_BPS),
         "mean_queue_pkts": float(queue[sel].mean()),
         "drops": int(drops[sel].sum()),
+        # Whole run, all flows; the kernel's from tcp_info's tcpi_total_rto (Linux >= 6.7).
+        "timeouts": int(res.flows["timeouts"].sum()),
     }
     loss_times = [s for s, _ in _episodes(t[sel], drops[sel] > 0)]
     if len(loss_times) >= 3:
@@ -393,6 +410,67 @@ def figure(runs: Path, out: Path, engines: list[str]) -> list[str]:
     return [p.name for p in paths]
 
 
+#: BBR's modes as the flow series names them, bottom to top in the state panels.
+BBR_MODES = ("STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT")
+#: The cases whose controllers the second figure shows (the simulator's first run).
+CONTROLLER_CASES = ("bbr-bdp", "bbr-rtt", "mix-2 BDP", "cubic-deep")
+
+
+def controller_figure(runs: Path, out: Path) -> list[str]:
+    """The simulator's controllers over time, first run of each case in ``CONTROLLER_CASES``:
+    cwnd (packets) and pacing rate (Mbit/s) per flow, and BBR's mode with its pacing gain
+    (sampled every 100 ms, so the 1.25 / 0.75 phases of about one RTT show only when a sample
+    falls in them); ``controllers.png``. The kernel's cwnd and mode are not sampled over time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    from ...figures import save_figure
+
+    fig, axes = plt.subplots(len(CONTROLLER_CASES), 2, figsize=(11, 2.4 * len(CONTROLLER_CASES)))
+    for row, case in zip(axes, CONTROLLER_CASES):
+        d = runs / "sim" / f"{case.replace(' ', '')}-1"
+        if not (d / "flow_series.parquet").is_file():
+            continue
+        flows = pl.read_parquet(d / "flows.parquet")
+        fs = pl.read_parquet(d / "flow_series.parquet").sort("time_s")
+        ax_w, ax_s = row
+        ax_r = ax_w.twinx()
+        for i, (name, cc) in enumerate(zip(flows["name"].to_list(), flows["cc"].to_list())):
+            f = fs.filter(pl.col("flow_id") == i)
+            t = f["time_s"].to_numpy()
+            label = f"{name} ({cc})"
+            ax_w.plot(t, f["cwnd_bytes"].to_numpy() / PACKET, lw=0.8, label=f"{label} cwnd")
+            pacing = f["pacing_rate_bps"].to_numpy()
+            if f["pacing_rate_bps"].null_count() < len(f):
+                ax_r.plot(t, pacing / 1e6, ":", lw=0.8, label=f"{label} pacing")
+            states = f["cc_state"].to_list()
+            if any(states):
+                codes = [BBR_MODES.index(s) if s in BBR_MODES else math.nan for s in states]
+                ax_s.step(t, [c + 0.08 * i for c in codes], where="post", lw=0.9, label=label)
+                gain = f["pacing_gain"].to_numpy()
+                ax_s.plot(t, gain + 4.5, ".", ms=1.5, label=f"{label} pacing gain (+4.5)")
+        ax_w.set_title(f"{case}: cwnd (solid, packets), pacing rate (dotted, Mbit/s)", fontsize=8)
+        ax_w.set_ylabel("packets")
+        ax_r.set_ylabel("Mbit/s")
+        ax_w.legend(fontsize=6, loc="upper left")
+        ax_s.set_yticks([*range(len(BBR_MODES)), 4.5 + 0.75, 4.5 + 1.0, 4.5 + 1.25])
+        ax_s.set_yticklabels([*BBR_MODES, "0.75", "1", "1.25"], fontsize=6)
+        ax_s.set_title(f"{case}: BBR's mode and pacing gain", fontsize=8)
+        if ax_s.lines:
+            ax_s.legend(fontsize=6, loc="center right")
+        else:
+            ax_s.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    fig.tight_layout()
+    paths = save_figure(fig, out, "controllers", ["png"])
+    plt.close(fig)
+    return [p.name for p in paths]
+
+
 # --- running ---------------------------------------------------------------------------------
 
 ENGINE_LABEL = {"sim": "simulator", "kernel": "Linux (emulator)"}
@@ -435,6 +513,7 @@ ROWS = [
     ("utilisation", "utilisation", 3),
     ("mean_queue_pkts", "mean queue (pkt)", 1),
     ("drops", "drops", 0),
+    ("timeouts", "retransmission timeouts (whole run, all flows)", 0),
     ("loss_period_s", "CUBIC loss period (s)", 2),
     ("k_rfc_s", "RFC 9438 K for W_max = BDP + buffer (s)", 2),
     ("dip_period_s", "BBR PROBE_RTT period (s)", 2),
@@ -502,8 +581,12 @@ def report(
             + ".",
             "",
         ]
+    captions = {
+        "queues.png": "bottleneck queues, first run of each case",
+        "controllers.png": "the simulator's cwnd, pacing rate and BBR mode, first run",
+    }
     for name in figures:
-        lines += [f"![bottleneck queues, first run of each case]({name})", ""]
+        lines += [f"![{captions.get(name, name)}]({name})", ""]
     for engine, fails in failures.items():
         if fails:
             lines += [f"Failed {ENGINE_LABEL[engine]} runs: " + "; ".join(fails), ""]
@@ -541,9 +624,10 @@ def _run(out_dir: str | Path, quick: bool, emu: bool, log: Callable[[str], None]
             summary=summary,
             agreement=agreements,
             failed=failures,
-            figures=["queues.png"],
+            figures=["queues.png", "controllers.png"],
         )
         figures = figure(tmp / "runs", tmp, list(measured))
+        figures += controller_figure(tmp / "runs", tmp)
         text = report(summary, agreements, failures, quick, reps, figures)
         (tmp / "report.md").write_text(text)
     return out / "report.md"

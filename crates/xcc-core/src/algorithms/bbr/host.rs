@@ -855,6 +855,31 @@ mod tests {
         assert_ne!(s.b.cycle_index(), 1);
     }
 
+    // The traced state (what the simulator's flow series records) through the controller
+    // dispatch: STARTUP at gain 2.89, DRAIN at 1/2.89, PROBE_BW at its phase's gain.
+    #[test]
+    fn state_label_and_gain_follow_the_mode() {
+        use crate::host::AnyController;
+        let trace = |b: &Bbr| {
+            let c = AnyController::Bbr(Box::new(b.clone()));
+            (c.state_label(), c.current_pacing_gain())
+        };
+        let mut s = Script::new(bbr());
+        let rtt = Dur::from_ms(100);
+        assert_eq!(trace(&s.b), (Some("STARTUP"), Some(739.0 / 256.0)));
+        for kb in [10u64, 20, 40, 80, 80, 80] {
+            s.round(kb * 1000, rtt, 200_000);
+        }
+        s.round(80_000, rtt, 200_000);
+        assert_eq!(trace(&s.b).0, Some("DRAIN"));
+        s.round(80_000, rtt, 80_000);
+        let (label, gain) = trace(&s.b);
+        assert_eq!(label, Some("PROBE_BW"));
+        assert_eq!(gain, Some(PACING_GAIN_CYCLE[s.b.cycle_index()]));
+        let newreno = AnyController::NewReno(crate::algorithms::newreno::NewReno::new(Default::default()));
+        assert_eq!((newreno.state_label(), newreno.current_pacing_gain()), (None, None));
+    }
+
     // PROBE_BW: each phase lasts one min RTT (the 1.0 phases) or until its in-flight target
     // (5/4 BDP to leave the probing phase, 1 BDP to leave the draining one). Driven with
     // in-flight at exactly those targets, the cycle visits 0..7 in order, one phase per round,
