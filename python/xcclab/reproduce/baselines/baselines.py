@@ -290,6 +290,20 @@ def _diff(a: Estimate | None, b: Estimate | None) -> Estimate | None:
     return Estimate(d, d - half, d + half, min(a.n, b.n))
 
 
+def _shallow_cause(engine: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """The simulator's BBR in the shallow buffer: some runs fall into repeated retransmission
+    timeouts (each cuts BBR's window to one segment), which Linux avoids (RACK-TLP, F-RTO)."""
+    if engine != "sim" or "timeouts" not in summary.get("bbr-shallow", {}):
+        return {}
+    return {
+        "note": "some simulated BBR runs fall into repeated retransmission timeouts, each "
+        "cutting BBR's window to one segment; Linux finds lost retransmissions by time "
+        "(RACK-TLP) and undoes spurious timeouts (F-RTO), the shared transport does neither "
+        "(docs/algorithms/bbr.md)",
+        "evidence": ("summary.sim.bbr-shallow.timeouts", "summary.sim.bbr-shallow.utilisation"),
+    }
+
+
 def claims(metrics: dict[str, Any]) -> list:
     """The published claims these runs test, scored per engine (``sim``, and ``kernel`` when
     the real-packet runs are there)."""
@@ -308,6 +322,7 @@ def claims(metrics: dict[str, Any]) -> list:
                 ),
                 first="BBR",
                 second="CUBIC",
+                **_shallow_cause(engine, summary),
             )
         )
         out.append(
