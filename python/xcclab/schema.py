@@ -112,6 +112,8 @@ def to_frame(name: str, columns: dict[str, list[Any]] | None) -> Any:
         s = pl.Series(col.name, values, dtype=dtype, strict=False)
         if col.dtype == "f64":
             s = s.fill_nan(None)  # NaN is the native side's "undefined"
+        elif col.nullable and col.dtype == "str":
+            s = pl.select(pl.when(s == "").then(None).otherwise(s).alias(col.name)).to_series()
         elif col.nullable and col.dtype == "i64":
             # -1 means "unlimited"/"not applicable"; i64::MAX an unset (infinite) threshold
             unset = (s < 0) | (s == _I64_MAX)

@@ -26,6 +26,36 @@ def test_scenarios_have_the_stated_rtts_and_buffers():
     assert [f["cc"] for f in sc["flow"]] == ["cubic", "bbr"]
 
 
+def test_runs_differ_by_seed_in_start_offsets_and_jitter():
+    """Run k and run j are distinct: seeded start offsets within the stated spread, the
+    access links' jitter set, Linux's RTO on every flow."""
+    a = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 1)
+    c = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 2)
+    starts = [[int(f["start"].removesuffix("us")) for f in sc["flow"]] for sc in (a, c)]
+    assert starts[0] != starts[1]
+    assert all(0 <= s < b.START_SPREAD_MS * 1000 for s in starts[0] + starts[1])
+    assert a == b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 1)
+    access = [link for link in a["link"] if link["between"] != ["r1", "r2"]]
+    assert all(link["jitter"] == b.ACCESS_JITTER for link in access)
+    assert all(f["transport"]["rto"] == "linux" for f in a["flow"])
+
+
+def test_bbr_state_is_in_the_flow_series():
+    """The simulator samples BBR's mode, pacing gain and pacing rate; CUBIC's are null."""
+    import xcclab
+
+    sc = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 3.0, 1)
+    fs = xcclab.run(sc, progress=False).flow_series
+    bbr, cubic = (fs.filter(fs["flow_id"] == i) for i in (0, 1))
+    states = set(bbr["cc_state"].to_list())
+    assert "STARTUP" in states and "PROBE_BW" in states
+    assert states <= {"STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT"}
+    assert bbr["pacing_rate_bps"].null_count() == 0 and bbr["pacing_gain"].null_count() == 0
+    assert set(bbr["pacing_gain"].round(2).to_list()) & {0.75, 1.0, 1.25, 2.89}
+    assert cubic["cc_state"].null_count() == len(cubic)
+    assert cubic["pacing_gain"].null_count() == len(cubic)
+
+
 def test_agreement_is_judged_on_intervals():
     sim = {"utilisation": {"mean": 0.97, "lo": 0.96, "hi": 0.98, "n": 3}}
     near = {"utilisation": {"mean": 0.96, "lo": 0.955, "hi": 0.965, "n": 3}}

@@ -254,3 +254,19 @@ def test_connection_and_linux_delayed_acks_resolve_and_bad_values_name_the_field
     data["flow"][1]["transport"]["connection"] = "closed"
     with pytest.raises(ValueError, match=r"flow\[1\]\.transport\.connection.*'closed'"):
         xcclab.validate(Scenario.from_dict(data))
+
+
+def test_linux_rto_resolves_and_a_bad_value_names_the_field():
+    sc = Scenario("r", duration="1s")
+    sc.add_host("a").add_host("b")
+    sc.add_link("a", "b", rate="10Mbps", delay="5ms", buffer=100)
+    sc.add_flow("f", "a", "b", transport={"rto": "linux"})
+    sc.add_flow("g", "a", "b", transport={"rto": "rfc6298"})
+    sc.add_flow("h", "a", "b")
+    f, g, h = (fl["kind"]["transport"] for fl in xcclab.validate(sc)["flows"])
+    # Left out of the resolved scenario when false: files written before the option read the same.
+    assert f["linux_rto"] is True and "linux_rto" not in g and "linux_rto" not in h
+    data = sc.to_dict()
+    data["flow"][0]["transport"]["rto"] = "bsd"
+    with pytest.raises(ValueError, match=r"flow\[0\]\.transport\.rto.*'bsd'.*rfc6298.*linux"):
+        xcclab.validate(Scenario.from_dict(data))

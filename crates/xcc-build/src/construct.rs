@@ -5,7 +5,7 @@
 use xcc_core::host::{AnyController, AnyEchoer};
 use xcc_core::link::AnyLinkAlgorithm;
 use xcc_core::rng::Pcg64Mcg;
-use xcc_core::transport::{DelayedAck, TransportConfig};
+use xcc_core::transport::{DelayedAck, RtoPolicy, TransportConfig};
 use xcc_core::Dur;
 
 use crate::scenario::model::{self, Cc, Queue};
@@ -26,6 +26,7 @@ pub fn transport_config(t: &model::Transport) -> TransportConfig {
         initial_rto: Dur(t.initial_rto_ns),
         pace_windowed: t.pace,
         handshake: t.handshake,
+        rto: if t.linux_rto { RtoPolicy::Linux } else { RtoPolicy::Rfc6298 },
         ..TransportConfig::default()
     }
 }

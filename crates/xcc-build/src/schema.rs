@@ -111,6 +111,9 @@ pub const TABLES: &[(&str, &[ColumnSpec])] = &[
             n("srtt_s", F64, "s", "smoothed RTT; null before the first sample"),
             n("bytes_in_flight", I64, "B", "sent but not yet acknowledged; null for cbr"),
             c("delivered_bytes", I64, "B", "cumulative payload bytes delivered"),
+            n("pacing_rate_bps", F64, "bit/s", "the controller's pacing rate (wire bits); null when it does not pace"),
+            n("cc_state", Str, "", "the controller's named state (BBR: STARTUP, DRAIN, PROBE_BW, PROBE_RTT); null for others"),
+            n("pacing_gain", F64, "", "the controller's pacing gain (BBR's: its PROBE_BW phase 1.25, 0.75, 1); null for others"),
         ],
     ),
     (

@@ -70,6 +70,7 @@ mod tests {
             pace: false,
             quick_acks: 0,
             handshake: false,
+            linux_rto: false,
         }
     }
 

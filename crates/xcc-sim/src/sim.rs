@@ -878,6 +878,15 @@ impl Simulation {
                 Endpoints::Cbr { .. } | Endpoints::Session { .. } => (-1, -1, f64::NAN, -1),
                 _ => continue,
             };
+            // The controller's pacing rate and named state (BBR's mode and gain), for plots.
+            let (pacing, state, gain) = match &rec.ep {
+                Endpoints::Bulk(ends) => {
+                    use xcc_core::host::Controller as _;
+                    let c = ends.sender.controller();
+                    (c.pacing_rate_bps(), c.state_label(), c.current_pacing_gain())
+                }
+                _ => (None, None, None),
+            };
             let rate = (rec.delivered - rec.delivered_at_sample) as f64 * 8.0 / dt;
             rec.delivered_at_sample = rec.delivered;
             self.fs
@@ -888,7 +897,10 @@ impl Simulation {
                 .i64("ssthresh_bytes", ssthresh)
                 .f64("srtt_s", srtt)
                 .i64("bytes_in_flight", inflight)
-                .i64("delivered_bytes", rec.delivered as i64);
+                .i64("delivered_bytes", rec.delivered as i64)
+                .f64("pacing_rate_bps", pacing.unwrap_or(f64::NAN))
+                .str("cc_state", state.unwrap_or(""))
+                .f64("pacing_gain", gain.unwrap_or(f64::NAN));
         }
         for (i, link) in self.links.iter_mut().enumerate() {
             link.advance(now, &mut self.arena[..]);

@@ -100,6 +100,10 @@ pub struct Transport {
     /// what every run before the option did.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub handshake: bool,
+    /// Linux's retransmission timer (`rto = "linux"`) instead of RFC 6298's; left out of the
+    /// resolved scenario when false, so files written before the option read the same.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub linux_rto: bool,
 }
 
 fn is_zero(v: &u32) -> bool {

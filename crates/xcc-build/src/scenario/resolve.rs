@@ -422,6 +422,16 @@ impl<'a> Resolver<'a> {
         if min_rto_ns == 0 || initial_rto_ns == 0 {
             return Err(self.err(&format!("{path}.min_rto"), "retransmission timeouts must be positive"));
         }
+        let linux_rto = match t.rto.as_deref() {
+            None | Some("rfc6298") => false,
+            Some("linux") => true,
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{path}.rto"),
+                    format!("'{other}': expected \"rfc6298\" (RFC 6298's timer) or \"linux\" (SRTT + max(200 ms, 4 mdev), as Linux)"),
+                ))
+            }
+        };
         let handshake = match t.connection.as_deref() {
             None | Some("handshake") => true,
             Some("open") => false,
@@ -441,6 +451,7 @@ impl<'a> Resolver<'a> {
             min_rto_ns,
             initial_rto_ns,
             pace: t.pace.unwrap_or(false),
+            linux_rto,
             quick_acks: if linux_ack { DelayedAck::LINUX.quick_acks } else { 0 },
             handshake,
         })

@@ -93,6 +93,8 @@ pub struct TransportSpec {
     pub delayed_ack: Option<Value>,
     pub min_rto: Option<String>,
     pub initial_rto: Option<String>,
+    /// "rfc6298" (default) or "linux": how the retransmission timeout follows the RTT.
+    pub rto: Option<String>,
     pub pace: Option<bool>,
     /// "handshake" (default) or "open".
     pub connection: Option<String>,

@@ -108,6 +108,15 @@ pub trait Controller {
     fn needs_ecn(&self) -> bool {
         false
     }
+    /// The law's named state, for traces (BBR: "STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT");
+    /// `None` for laws without one.
+    fn state_label(&self) -> Option<&'static str> {
+        None
+    }
+    /// The gain on the pacing rate now (BBR's: its PROBE_BW phase); `None` for laws without.
+    fn current_pacing_gain(&self) -> Option<f64> {
+        None
+    }
 }
 
 macro_rules! host_algorithms {
@@ -212,6 +221,12 @@ impl Controller for AnyController {
     }
     fn needs_ecn(&self) -> bool {
         dispatch!(self, a => a.needs_ecn())
+    }
+    fn state_label(&self) -> Option<&'static str> {
+        dispatch!(self, a => a.state_label())
+    }
+    fn current_pacing_gain(&self) -> Option<f64> {
+        dispatch!(self, a => a.current_pacing_gain())
     }
 }
 

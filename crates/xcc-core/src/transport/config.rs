@@ -39,6 +39,19 @@ pub enum PartialAckRto {
     Impatient,
 }
 
+/// How the retransmission timeout is computed from the RTT samples ([`super::RttEstimator`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum RtoPolicy {
+    /// RFC 6298: `RTO = max(min_rto, SRTT + max(G, 4 RTTVAR))`; ns-2's and the RFC's timer,
+    /// which the papers' simulations used.
+    #[default]
+    Rfc6298,
+    /// Linux (`tcp_rtt_estimator`, `tcp_set_rto` in `net/ipv4/tcp_input.c`): `RTO = SRTT +
+    /// rttvar`, where `rttvar` is the round's largest `4 mdev` and at least `min_rto`; so at
+    /// least SRTT + 200 ms. For comparisons with the kernel's TCP.
+    Linux,
+}
+
 /// Per-flow transport configuration, shared by both ends.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct TransportConfig {
@@ -62,6 +75,8 @@ pub struct TransportConfig {
     pub max_rto: Dur,
     /// Clock granularity G of RFC 6298 (RTO = SRTT + max(G, 4 RTTVAR)).
     pub clock_granularity: Dur,
+    /// How the RTO follows the samples. Default [`RtoPolicy::Rfc6298`].
+    pub rto: RtoPolicy,
     /// Pace window-based senders at cwnd/srtt (rate-based controllers always pace).
     pub pace_windowed: bool,
     /// How far behind its schedule the pacer may catch up. A driver on a real clock wakes a
@@ -96,6 +111,7 @@ impl Default for TransportConfig {
             min_rto: Dur::from_ms(200),
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_ms(1),
+            rto: RtoPolicy::Rfc6298,
             pace_windowed: false,
             pacing_catch_up: Dur::ZERO,
             partial_ack_rto: PartialAckRto::SlowButSteady,

@@ -23,7 +23,7 @@ mod receiver;
 mod rtt;
 mod sender;
 
-pub use config::{DelayedAck, PartialAckRto, TransportConfig};
+pub use config::{DelayedAck, PartialAckRto, RtoPolicy, TransportConfig};
 pub use handshake::Connect;
 pub use rate::RateSample;
 pub use receiver::{Receiver, ReceiverStats};

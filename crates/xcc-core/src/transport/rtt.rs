@@ -1,6 +1,6 @@
-//! RTT estimation and the retransmission timeout (RFC 6298).
+//! RTT estimation and the retransmission timeout: RFC 6298 (the default) or Linux's.
 //!
-//! The estimator keeps the smoothed RTT (SRTT), its mean deviation (RTTVAR), the smallest and the
+//! With [`RtoPolicy::Rfc6298`] the estimator keeps the smoothed RTT (SRTT), its mean deviation (RTTVAR), the smallest and the
 //! latest sample, and derives the retransmission timeout:
 //!
 //! - first sample R (RFC 6298 section 2.2): `SRTT = R`, `RTTVAR = R/2`;
@@ -12,11 +12,22 @@
 //! - each expiry doubles it (section 5.5, "back off the timer"), still capped at `max_rto`; the
 //!   next valid sample cancels the back-off (section 5.7 and Karn's algorithm, section 3).
 //!
+//! With [`RtoPolicy::Linux`] it follows `tcp_rtt_estimator` and `tcp_set_rto`
+//! (`net/ipv4/tcp_input.c`): the same SRTT gain 1/8, a mean deviation `mdev` with gain 1/4 (but
+//! 1/32 when the sample is below SRTT, "similar to one of Eifel findings"), and an `rttvar` that
+//! is the largest `4 mdev` of the current round, never below `tcp_rto_min` (200 ms), decaying
+//! by a quarter of its excess once per round (a round ends when SND.UNA passes the SND.NXT of
+//! its start). `RTO = SRTT + rttvar`, capped at `max_rto` (`tcp_bound_rto`). The difference that
+//! matters: the 200 ms minimum bounds the variance term, so Linux's RTO is SRTT + 200 ms or
+//! more, where RFC 6298's is max(200 ms, SRTT + 4 RTTVAR), close to SRTT once the RTT is steady.
+//! Behind a deep buffer (SRTT 200 ms) the RFC's timer can fire while a fast recovery is still
+//! repairing a window; Linux's cannot.
+//!
 //! Which ACKs give valid samples is the sender's business (timestamps, RFC 7323 section 4); the
 //! estimator only does the arithmetic, in integer nanoseconds.
 
 use crate::time::Dur;
-use crate::transport::TransportConfig;
+use crate::transport::{RtoPolicy, TransportConfig};
 
 /// Largest back-off exponent kept (2^32 times any RTO is far beyond every `max_rto`).
 const MAX_BACKOFF_SHIFT: u32 = 32;
@@ -35,6 +46,21 @@ pub struct RttEstimator {
     min_rto: Dur,
     max_rto: Dur,
     granularity: Dur,
+    policy: RtoPolicy,
+    linux: LinuxRto,
+}
+
+/// Linux's estimator state (`tcp_sock`'s `mdev_us`, `mdev_max_us`, `rttvar_us`, `rtt_seq`), in ns.
+#[derive(Copy, Clone, Debug, Default)]
+struct LinuxRto {
+    /// Four times the mean deviation (Linux's `mdev_us` is kept at that scale).
+    mdev4: u64,
+    /// The largest `mdev4` of the current round, at least `min_rto`.
+    mdev_max: u64,
+    /// The variance term of the RTO: at least `min_rto`.
+    rttvar: u64,
+    /// The round ends when SND.UNA passes this sequence number (SND.NXT at its start).
+    rtt_seq: u32,
 }
 
 impl RttEstimator {
@@ -52,12 +78,80 @@ impl RttEstimator {
             min_rto,
             max_rto: max_rto.max(min_rto),
             granularity,
+            policy: RtoPolicy::Rfc6298,
+            linux: LinuxRto::default(),
         }
+    }
+
+    /// The same estimator computing its RTO by `policy`.
+    pub fn with_policy(mut self, policy: RtoPolicy) -> RttEstimator {
+        self.policy = policy;
+        self
     }
 
     /// An estimator with the RTO parameters of a transport configuration.
     pub fn from_config(cfg: &TransportConfig) -> RttEstimator {
-        RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity)
+        RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto, cfg.clock_granularity).with_policy(cfg.rto)
+    }
+
+    /// Feeds one valid RTT measurement taken on an ACK that moved SND.UNA to `snd_una` while
+    /// SND.NXT is `snd_nxt` (segment numbers): the Linux policy
+    /// counts its rounds by them, RFC 6298 ignores them.
+    #[inline]
+    pub fn on_ack_sample(&mut self, rtt: Dur, snd_una: u32, snd_nxt: u32) {
+        match self.policy {
+            RtoPolicy::Rfc6298 => self.on_sample(rtt),
+            RtoPolicy::Linux => self.on_linux_sample(rtt, snd_una, snd_nxt),
+        }
+    }
+
+    /// `tcp_rtt_estimator` (see the module's doc), in ns; SRTT is kept unscaled, rounded as
+    /// RFC 6298's.
+    fn on_linux_sample(&mut self, rtt: Dur, snd_una: u32, snd_nxt: u32) {
+        let min_rto = self.min_rto.0;
+        let l = &mut self.linux;
+        let m = rtt.0;
+        self.latest = rtt;
+        self.backoff = 0;
+        if !self.has_sample {
+            self.has_sample = true;
+            self.srtt = rtt;
+            self.min_rtt = rtt;
+            // "make sure rto = 3*rtt": mdev = 2 R at the 4x scale, i.e. RFC 6298's R/2.
+            l.mdev4 = m.saturating_mul(2);
+            l.rttvar = l.mdev4.max(min_rto);
+            l.mdev_max = l.rttvar;
+            l.rtt_seq = snd_nxt;
+            return;
+        }
+        self.min_rtt = self.min_rtt.min(rtt);
+        let srtt = self.srtt.0;
+        self.srtt = Dur(srtt - srtt / 8 + m / 8);
+        let quarter = l.mdev4 / 4;
+        if m < srtt {
+            // A sample below SRTT moves mdev by 1/32 only (and never raises it by much).
+            let err = srtt - m;
+            if err > quarter {
+                l.mdev4 += (err - quarter) / 8;
+            } else {
+                l.mdev4 -= quarter - err;
+            }
+        } else {
+            // mdev = 3/4 mdev + 1/4 |err| at the 4x scale.
+            l.mdev4 = l.mdev4 - quarter + (m - srtt);
+        }
+        if l.mdev4 > l.mdev_max {
+            l.mdev_max = l.mdev4;
+            l.rttvar = l.rttvar.max(l.mdev_max);
+        }
+        if snd_una > l.rtt_seq {
+            // A round is over: rttvar decays toward the round's largest mdev, at least min_rto.
+            if l.mdev_max < l.rttvar {
+                l.rttvar -= (l.rttvar - l.mdev_max) / 4;
+            }
+            l.rtt_seq = snd_nxt;
+            l.mdev_max = min_rto;
+        }
     }
 
     /// Feeds one valid RTT measurement (RFC 6298 sections 2.2 and 2.3) and cancels any back-off.
@@ -94,7 +188,10 @@ impl RttEstimator {
     }
     /// RTT variation (mean deviation), zero before the first sample.
     pub fn rttvar(&self) -> Dur {
-        self.rttvar
+        match self.policy {
+            RtoPolicy::Rfc6298 => self.rttvar,
+            RtoPolicy::Linux => Dur(self.linux.mdev4 / 4),
+        }
     }
     /// Smallest sample so far, zero before the first sample.
     pub fn min_rtt(&self) -> Dur {
@@ -109,13 +206,14 @@ impl RttEstimator {
         self.backoff
     }
 
-    /// The RTO without back-off: `SRTT + max(G, 4 RTTVAR)` bounded to `[min_rto, max_rto]`, or
-    /// the initial RTO (same bounds) before the first sample.
+    /// The RTO without back-off: `SRTT + max(G, 4 RTTVAR)` bounded to `[min_rto, max_rto]`
+    /// (RFC 6298) or `SRTT + rttvar` capped at `max_rto` (Linux), or the initial RTO (bounded as
+    /// RFC 6298's) before the first sample.
     pub fn base_rto(&self) -> Dur {
-        let raw = if self.has_sample {
-            self.srtt + self.granularity.max(self.rttvar.saturating_mul(4))
-        } else {
-            self.initial_rto
+        let raw = match (self.has_sample, self.policy) {
+            (false, _) => self.initial_rto,
+            (true, RtoPolicy::Rfc6298) => self.srtt + self.granularity.max(self.rttvar.saturating_mul(4)),
+            (true, RtoPolicy::Linux) => return (self.srtt + Dur(self.linux.rttvar)).min(self.max_rto),
         };
         raw.max(self.min_rto).min(self.max_rto)
     }
@@ -205,5 +303,85 @@ mod tests {
         e.on_sample(Dur::from_ms(100));
         assert_eq!(e.backoff_count(), 0);
         assert!(e.rto() < Dur::from_secs(1));
+    }
+
+    fn linux() -> RttEstimator {
+        est().with_policy(RtoPolicy::Linux)
+    }
+
+    // Linux, first sample 40 ms: mdev = 2 R = 80 ms, rttvar = max(80, 200) = 200 ms, so
+    // RTO = 40 + 200 = 240 ms (RFC 6298: max(200, 40 + 4 * 20) = 200 ms).
+    #[test]
+    fn linux_first_sample_adds_min_rto_to_srtt() {
+        let mut l = linux();
+        l.on_ack_sample(Dur::from_ms(40), 0, 10);
+        assert_eq!(l.srtt(), Dur::from_ms(40));
+        assert_eq!(l.rto(), Dur::from_ms(240));
+        let mut r = est();
+        r.on_ack_sample(Dur::from_ms(40), 0, 10);
+        assert_eq!(r.rto(), Dur::from_ms(200));
+    }
+
+    // A steady RTT behind a deep buffer, 200 ms, for many rounds: RFC 6298's RTO shrinks to
+    // SRTT + G -> 201 ms; Linux's stays SRTT + 200 ms = 400 ms.
+    #[test]
+    fn linux_rto_keeps_min_rto_above_a_steady_srtt() {
+        let (mut l, mut r) = (linux(), est());
+        for k in 0..200u32 {
+            l.on_ack_sample(Dur::from_ms(200), 10 * k + 1, 10 * k + 10);
+            r.on_ack_sample(Dur::from_ms(200), 10 * k + 1, 10 * k + 10);
+        }
+        // rttvar decays geometrically to 200 ms (integer ns: it stops a few ns above).
+        assert!(l.rto().0.abs_diff(Dur::from_ms(400).0) < 1_000, "Linux: {:?}", l.rto());
+        assert!(r.rto() <= Dur::from_ms(201), "RFC 6298: {:?}", r.rto());
+    }
+
+    // First sample 150 ms: mdev4 = 300, rttvar = mdev_max = 300, round ends after seq 10.
+    // Sample 150 ms acking to 11 (round over): mdev4 = 300 - 75 + 0 = 225 (not above the
+    //   round's max 300); rttvar 300 is not above mdev_max 300: unchanged; mdev_max := 200.
+    // Sample 150 ms acking to 21 (> 20, round over): mdev4 = 225 - 56.25 = 168.75; rttvar
+    //   decays by (300 - 200) / 4 = 25 -> 275 ms; RTO = 150 + 275 = 425 ms.
+    // Sample 150 ms acking to 25 (round not over): mdev4 falls, rttvar stays 275.
+    #[test]
+    fn linux_rttvar_decays_once_per_round() {
+        let mut l = linux();
+        l.on_ack_sample(Dur::from_ms(150), 0, 10);
+        assert_eq!(l.rto(), Dur::from_ms(450));
+        l.on_ack_sample(Dur::from_ms(150), 11, 20);
+        assert_eq!(l.rto(), Dur::from_ms(450));
+        assert_eq!(l.rttvar(), Dur::from_us(56_250));
+        l.on_ack_sample(Dur::from_ms(150), 21, 30);
+        assert_eq!(l.rto(), Dur::from_ms(425));
+        l.on_ack_sample(Dur::from_ms(150), 25, 30);
+        assert_eq!(l.rto(), Dur::from_ms(425));
+    }
+
+    // Samples below SRTT move mdev by 1/32 (Linux's Eifel-like rule): first 100 ms (mdev4 =
+    // 200 ms), then 20 ms: |err| = 80, a quarter of mdev4 is 50, so mdev4 += 30 / 8 = 3.75 ms.
+    // A sample above SRTT by 80 ms instead: mdev4 = 200 - 50 + 80 = 230 ms, and rttvar follows.
+    #[test]
+    fn linux_mdev_gain_is_smaller_for_samples_below_srtt() {
+        let mut l = linux();
+        l.on_ack_sample(Dur::from_ms(100), 0, 10);
+        l.on_ack_sample(Dur::from_ms(20), 1, 10);
+        assert_eq!(l.rttvar(), Dur::from_us(50_937) + Dur(500));
+        assert_eq!(l.srtt(), Dur::from_ms(90));
+        let mut h = linux();
+        h.on_ack_sample(Dur::from_ms(100), 0, 10);
+        h.on_ack_sample(Dur::from_ms(180), 1, 10);
+        assert_eq!(h.rttvar(), Dur::from_us(57_500));
+        // rttvar = max(200, 230) = 230; RTO = SRTT 110 + 230.
+        assert_eq!(h.rto(), Dur::from_ms(340));
+    }
+
+    // Back-off and the cap work as for RFC 6298.
+    #[test]
+    fn linux_rto_backs_off_and_is_capped() {
+        let mut l = linux();
+        l.on_ack_sample(Dur::from_ms(40), 0, 10);
+        l.on_backoff();
+        assert_eq!(l.rto(), Dur::from_ms(480));
+        l.on_ack_sample(Dur::from_secs(100), 1, 10);
+        assert_eq!(l.rto(), Dur::from_secs(60));
     }
 }

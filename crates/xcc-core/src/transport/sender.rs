@@ -371,7 +371,7 @@ impl<C: Controller> Sender<C> {
         // RFC 3168 section 6.1.1: an ECN-setup SYN-ACK has ECE (and not CWR).
         self.ecn = self.cfg.ecn && seg.flags.contains(Flags::ECE) && !seg.flags.contains(Flags::CWR);
         let sample = now.saturating_since(seg.ts_echo);
-        self.rtt.on_sample(sample);
+        self.rtt.on_ack_sample(sample, self.snd_una, self.snd_max);
         self.next_send = self.next_send.max(now);
         self.last_slot = self.last_slot.max(now);
         let ev = AckEvent {
@@ -452,7 +452,7 @@ impl<C: Controller> Sender<C> {
             // RFC 7323 section 4.1 / RFC 6298 section 3: with timestamps every ACK of new data
             // gives a valid sample, retransmissions included.
             let sample = now.saturating_since(seg.ts_echo);
-            self.rtt.on_sample(sample);
+            self.rtt.on_ack_sample(sample, ack, self.snd_max);
             rtt_sample = Some(sample);
             acked_segs = ack - self.snd_una;
             if self.rate.is_some() {

@@ -266,6 +266,8 @@ pub struct TcpInfo {
     pub bytes_retrans: u64,
     pub bytes_sent: u64,
     pub min_rtt_us: u32,
+    /// `tcpi_total_rto`: retransmission timeouts so far (Linux 6.7 and later; None before).
+    pub total_rto: Option<u16>,
 }
 
 /// `getsockopt(TCP_INFO)`, read at the offsets of `include/uapi/linux/tcp.h`.
@@ -289,6 +291,7 @@ pub fn tcp_info(fd: RawFd) -> io::Result<TcpInfo> {
         bytes_retrans: u64_at(208),
         bytes_sent: u64_at(200),
         min_rtt_us: u32_at(148),
+        total_rto: (len as usize >= 242).then(|| u16::from_ne_bytes(b[240..242].try_into().unwrap())),
     })
 }
 

@@ -88,6 +88,7 @@ pub fn collect(
                 let samples: Vec<(f64, u64, f64)> = got.samples.iter().map(|&(t, b)| (t + off, b, f64::NAN)).collect();
                 o.bytes_delivered = bytes_at(&samples, end);
                 o.retransmits = sent.info.total_retrans as u64;
+                o.timeouts = sent.info.total_rto.map_or(0, u64::from);
                 o.ce_received = sent.info.delivered_ce as u64;
                 o.min_rtt_s = sent.info.min_rtt_us as f64 * 1e-6;
                 o.srtt_s = sent.info.rtt_us as f64 * 1e-6;

@@ -170,6 +170,10 @@ pub fn tables(s: &Scenario, plan: &Plan, router: &Router, outs: &[FlowOut], txns
                 push(&mut flow_series, "srtt_s", json!(if srtt.is_finite() && srtt > 0.0 { srtt } else { f64::NAN }));
                 push(&mut flow_series, "bytes_in_flight", json!(-1));
                 push(&mut flow_series, "delivered_bytes", json!(delivered));
+                // The kernel's controller state is not sampled over time (null).
+                push(&mut flow_series, "pacing_rate_bps", json!(f64::NAN));
+                push(&mut flow_series, "cc_state", json!(""));
+                push(&mut flow_series, "pacing_gain", json!(f64::NAN));
                 last = delivered;
                 k += 1;
             }

@@ -4,18 +4,24 @@ A 20 Mbit/s dumbbell (40 ms base RTT, so one BDP is 67 packets of 1500 B) runs, 
 ``REPS`` times: one CUBIC or one BBR flow over a shallow (17 packets, 1/4 BDP), a one-BDP (67)
 and a deep (267, 4 BDP) DropTail buffer; two flows of one algorithm with RTTs 20 and 80 ms; one
 BBR and one CUBIC flow sharing the bottleneck over 1/2, 2 and 8 BDP buffers. Every flow is
-bulk with SACK, Linux's delayed ACKs and a 1448-byte MSS (1500-byte packets). Measured on the
+bulk with SACK, Linux's delayed ACKs, Linux's retransmission timer (``rto = "linux"``) and a
+1448-byte MSS (1500-byte packets). Run k (seed k) starts each flow at a seeded offset in
+[0, 10 ms) and gives the access links a seeded 100 us propagation jitter (the simulator's
+stand-in for the real network's timing noise; the emulator's router adds none, its hosts add
+their own), so the simulator's repeats are distinct runs, as the kernel's are. Measured on the
 bottleneck's 100 ms series after the first 5 s (10 s for two flows): utilisation, mean queue,
-drops; CUBIC's loss-epoch period (the median time between drop episodes, against K from
-RFC 9438 for the measured window); BBR's PROBE_RTT dips (100 ms bins under 30 % of capacity)
-and their period; the flows' shares. ``--emu`` runs every case again with the kernel's own
-``cubic`` and ``bbr`` through the TUN router (docs/emu.md) and states, per number, whether the
+drops; over the whole run, the flows' retransmission timeouts; CUBIC's loss-epoch period (the
+median time between drop episodes, against K from RFC 9438 for the measured window); BBR's
+PROBE_RTT dips (100 ms bins under 30 % of capacity) and their period; the flows' shares.
+``--emu`` runs every case again with the kernel's own ``cubic`` and ``bbr`` through the TUN
+router (docs/emu.md) and states, per number, whether the
 kernel's interval agrees with the simulator's within a stated bound.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...claims import Estimate, Ordering, Qualitative, Quote, Shape, estimate
-from ..common.report import atomic_dir, fmt, write_metrics
+from ..common.report import atomic_dir, fmt, markdown_table, write_metrics
 from ..common.templates import render
 from ..experiment import Experiment
 
@@ -35,10 +41,17 @@ BDP_PKTS = RATE_BPS * BASE_RTT_S / 8 / PACKET  # 66.7
 BUFFERS = {"shallow": 17, "bdp": 67, "deep": 267}
 MIX_BUFFERS = {"0.5 BDP": 33, "2 BDP": 133, "8 BDP": 533}
 DURATION_S = 30.0
-REPS = 3
+REPS = 5
 QUICK_SCALE = 0.25
 BOTTLENECK = "r1->r2"
-TRANSPORT = {"mss": "1448B", "header": "52B", "delayed_ack": "linux"}
+#: Linux's RTO: RFC 6298's (max(200 ms, SRTT + 4 RTTVAR)) fires during CUBIC's fast recoveries
+#: behind the 4-BDP buffer (16 timeouts in 30 s, utilisation 0.944); the kernel's
+#: (SRTT + max(200 ms, 4 mdev)) does not (docs/scenario-format.md, `rto`).
+TRANSPORT = {"mss": "1448B", "header": "52B", "delayed_ack": "linux", "rto": "linux"}
+#: What makes run k differ from run j in the simulator: each flow starts at a seeded offset in
+#: [0, START_SPREAD_MS), and the access links jitter by up to ACCESS_JITTER (seeded draws).
+START_SPREAD_MS = 10.0
+ACCESS_JITTER = "100us"
 #: RFC 9438 C and beta, for K from the measured W_max.
 C_CUBIC, BETA_CUBIC = 0.4, 0.7
 
@@ -50,10 +63,12 @@ def scenario(
     buffer_pkts: int,
     duration_s: float,
     seed: int,
+    jitter: str = ACCESS_JITTER,
 ) -> dict[str, Any]:
     """A dumbbell with one bulk flow per entry of ``ccs``; flow i's base RTT ``rtts_ms[i]``
     (the bottleneck has half the smallest one-way delay, access links the rest)."""
     bottleneck_ms = min(rtts_ms) / 2 - 2.0
+    rng = random.Random(seed)
     hosts, links, flows = [], [], []
     for i, (cc, rtt) in enumerate(zip(ccs, rtts_ms), start=1):
         access_ms = (rtt / 2 - bottleneck_ms) / 2
@@ -65,6 +80,7 @@ def scenario(
                     "rate": "1Gbps",
                     "delay": f"{access_ms * 1000:.0f}us",
                     "buffer": "unlimited",
+                    "jitter": jitter,
                 }
             )
         flows.append(
@@ -72,7 +88,7 @@ def scenario(
                 "name": f"f{i}",
                 "src": f"s{i}",
                 "dst": f"d{i}",
-                "start": "0s",
+                "start": f"{rng.uniform(0.0, START_SPREAD_MS) * 1000:.0f}us",
                 "cc": cc,
                 "transport": dict(TRANSPORT),
             }
@@ -147,6 +163,8 @@ def measure(res: Any, case: str, warmup_s: float) -> dict[str, Any]:
         "utilisation": float(rate[sel].mean() / RATE_BPS),
         "mean_queue_pkts": float(queue[sel].mean()),
         "drops": int(drops[sel].sum()),
+        # Whole run, all flows; the kernel's from tcp_info's tcpi_total_rto (Linux >= 6.7).
+        "timeouts": int(res.flows["timeouts"].sum()),
     }
     loss_times = [s for s, _ in _episodes(t[sel], drops[sel] > 0)]
     if len(loss_times) >= 3:
@@ -273,6 +291,20 @@ def _diff(a: Estimate | None, b: Estimate | None) -> Estimate | None:
     return Estimate(d, d - half, d + half, min(a.n, b.n))
 
 
+def _shallow_cause(engine: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """The simulator's BBR in the shallow buffer: some runs fall into repeated retransmission
+    timeouts (each cuts BBR's window to one segment), which Linux avoids (RACK-TLP, F-RTO)."""
+    if engine != "sim" or "timeouts" not in summary.get("bbr-shallow", {}):
+        return {}
+    return {
+        "note": "some simulated BBR runs fall into repeated retransmission timeouts, each "
+        "cutting BBR's window to one segment; Linux finds lost retransmissions by time "
+        "(RACK-TLP) and undoes spurious timeouts (F-RTO), the shared transport does neither "
+        "(docs/algorithms/bbr.md)",
+        "evidence": ("summary.sim.bbr-shallow.timeouts", "summary.sim.bbr-shallow.utilisation"),
+    }
+
+
 def claims(metrics: dict[str, Any]) -> list:
     """The published claims these runs test, scored per engine (``sim``, and ``kernel`` when
     the real-packet runs are there)."""
@@ -291,6 +323,7 @@ def claims(metrics: dict[str, Any]) -> list:
                 ),
                 first="BBR",
                 second="CUBIC",
+                **_shallow_cause(engine, summary),
             )
         )
         out.append(
@@ -394,6 +427,67 @@ def figure(runs: Path, out: Path, engines: list[str]) -> list[str]:
     return [p.name for p in paths]
 
 
+#: BBR's modes as the flow series names them, bottom to top in the state panels.
+BBR_MODES = ("STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT")
+#: The cases whose controllers the second figure shows (the simulator's first run).
+CONTROLLER_CASES = ("bbr-bdp", "bbr-rtt", "mix-2 BDP", "cubic-deep")
+
+
+def controller_figure(runs: Path, out: Path) -> list[str]:
+    """The simulator's controllers over time, first run of each case in ``CONTROLLER_CASES``:
+    cwnd (packets) and pacing rate (Mbit/s) per flow, and BBR's mode with its pacing gain
+    (sampled every 100 ms, so the 1.25 / 0.75 phases of about one RTT show only when a sample
+    falls in them); ``controllers.png``. The kernel's cwnd and mode are not sampled over time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import polars as pl
+
+    from ...figures import save_figure
+
+    fig, axes = plt.subplots(len(CONTROLLER_CASES), 2, figsize=(11, 2.4 * len(CONTROLLER_CASES)))
+    for row, case in zip(axes, CONTROLLER_CASES):
+        d = runs / "sim" / f"{case.replace(' ', '')}-1"
+        if not (d / "flow_series.parquet").is_file():
+            continue
+        flows = pl.read_parquet(d / "flows.parquet")
+        fs = pl.read_parquet(d / "flow_series.parquet").sort("time_s")
+        ax_w, ax_s = row
+        ax_r = ax_w.twinx()
+        for i, (name, cc) in enumerate(zip(flows["name"].to_list(), flows["cc"].to_list())):
+            f = fs.filter(pl.col("flow_id") == i)
+            t = f["time_s"].to_numpy()
+            label = f"{name} ({cc})"
+            ax_w.plot(t, f["cwnd_bytes"].to_numpy() / PACKET, lw=0.8, label=f"{label} cwnd")
+            pacing = f["pacing_rate_bps"].to_numpy()
+            if f["pacing_rate_bps"].null_count() < len(f):
+                ax_r.plot(t, pacing / 1e6, ":", lw=0.8, label=f"{label} pacing")
+            states = f["cc_state"].to_list()
+            if any(states):
+                codes = [BBR_MODES.index(s) if s in BBR_MODES else math.nan for s in states]
+                ax_s.step(t, [c + 0.08 * i for c in codes], where="post", lw=0.9, label=label)
+                gain = f["pacing_gain"].to_numpy()
+                ax_s.plot(t, gain + 4.5, ".", ms=1.5, label=f"{label} pacing gain (+4.5)")
+        ax_w.set_title(f"{case}: cwnd (solid, packets), pacing rate (dotted, Mbit/s)", fontsize=8)
+        ax_w.set_ylabel("packets")
+        ax_r.set_ylabel("Mbit/s")
+        ax_w.legend(fontsize=6, loc="upper left")
+        ax_s.set_yticks([*range(len(BBR_MODES)), 4.5 + 0.75, 4.5 + 1.0, 4.5 + 1.25])
+        ax_s.set_yticklabels([*BBR_MODES, "0.75", "1", "1.25"], fontsize=6)
+        ax_s.set_title(f"{case}: BBR's mode and pacing gain", fontsize=8)
+        if ax_s.lines:
+            ax_s.legend(fontsize=6, loc="center right")
+        else:
+            ax_s.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    fig.tight_layout()
+    paths = save_figure(fig, out, "controllers", ["png"])
+    plt.close(fig)
+    return [p.name for p in paths]
+
+
 # --- running ---------------------------------------------------------------------------------
 
 ENGINE_LABEL = {"sim": "simulator", "kernel": "Linux (emulator)"}
@@ -428,14 +522,53 @@ def _run_engine(
                 failures.append(f"{case} run {rep}: {exc}")
                 log(f"{ID}: {case} run {rep} failed: {exc}")
                 continue
-            measured.setdefault(case, []).append(measure(res, case, warmup))
+            m = measure(res, case, warmup)
+            if engine == "kernel":
+                m["lateness_max_us"] = _router_lateness_max_us(out)
+            measured.setdefault(case, []).append(m)
     return measured, failures
+
+
+#: A kernel run in which the emulator's router fell this far behind its schedule at worst (a
+#: stall of the whole path for 2.5 base RTTs) no longer emulates the scenario: it is listed,
+#: not counted. The limit is the emulator's validity, not the result's.
+STALL_LIMIT_US = 100_000
+
+
+def _router_lateness_max_us(run_dir: Path) -> float | None:
+    """The router's worst lateness in a kernel run (run.json's ``emu`` record), if recorded."""
+    import json
+
+    f = run_dir / "run.json"
+    late = json.loads(f.read_text()).get("emu", {}).get("lateness_max_us") if f.is_file() else None
+    return None if late is None else float(late)
+
+
+def counted(
+    engine: str, case: str, runs: list[dict[str, Any]], notes: list[str]
+) -> list[dict[str, Any]]:
+    """The runs a summary counts: a kernel run whose router stalled beyond ``STALL_LIMIT_US``
+    is left out and named in ``notes``."""
+    if engine != "kernel":
+        return runs
+    kept = []
+    for k, r in enumerate(runs, start=1):
+        late = r.get("lateness_max_us")
+        if late is not None and late > STALL_LIMIT_US:
+            notes.append(
+                f"{case} run {k}: the router stalled {late / 1000:.0f} ms "
+                f"(limit {STALL_LIMIT_US / 1000:.0f} ms), not counted"
+            )
+        else:
+            kept.append(r)
+    return kept
 
 
 ROWS = [
     ("utilisation", "utilisation", 3),
     ("mean_queue_pkts", "mean queue (pkt)", 1),
     ("drops", "drops", 0),
+    ("timeouts", "retransmission timeouts (whole run, all flows)", 0),
     ("loss_period_s", "CUBIC loss period (s)", 2),
     ("k_rfc_s", "RFC 9438 K for W_max = BDP + buffer (s)", 2),
     ("dip_period_s", "BBR PROBE_RTT period (s)", 2),
@@ -460,6 +593,7 @@ def report(
     quick: bool,
     reps: int,
     figures: Sequence[str] = (),
+    extra: Sequence[str] = (),
 ) -> str:
     engines = list(summary)
     case_names = sorted({c for e in engines for c in summary[e]})
@@ -489,6 +623,10 @@ def report(
             "bounds": "; ".join(f"{k}: {v[2]}" for k, v in AGREEMENT.items()),
             "tally": ", ".join(f"{n} {s}" for s, n in sorted(counts.items())),
         }
+    captions = {
+        "queues.png": "bottleneck queues, first run of each case",
+        "controllers.png": "the simulator's cwnd, pacing rate and BBR mode, first run",
+    }
     return render(
         "baselines.md.j2",
         title=f"{ID}: CUBIC and BBR, simulator beside Linux",
@@ -497,9 +635,134 @@ def report(
         quick=quick,
         tables=tables,
         agreement=agreement_text,
-        figures=figures,
+        extra="\n".join(extra).strip(),
+        figures=[(captions.get(name, name), name) for name in figures],
         failures=[(ENGINE_LABEL[e], fails) for e, fails in failures.items() if fails],
     )
+
+
+#: The access jitters of the sensitivity runs: BBR's queue behind the deep buffer against the
+#: timing noise of the path (the kernel's runs see the router's, `lateness` below).
+JITTER_SENSITIVITY = ("100us", "300us", "500us", "1ms")
+
+
+def jitter_sensitivity(duration_s: float, reps: int) -> dict[str, Any]:
+    """bbr-deep simulated with each access jitter of ``JITTER_SENSITIVITY``: jitter -> the
+    summary of its runs (seeds 1..reps)."""
+    import xcclab
+
+    args = cases(duration_s)["bbr-deep"]
+    warmup = 5.0 * duration_s / DURATION_S
+    out = {}
+    for jit in JITTER_SENSITIVITY:
+        runs = [
+            measure(
+                xcclab.run(
+                    scenario(f"{ID}-bbr-deep-jitter", seed=rep, jitter=jit, **args), progress=False
+                ),
+                "bbr-deep",
+                warmup,
+            )
+            for rep in range(1, reps + 1)
+        ]
+        out[jit] = summarise(runs)
+    return out
+
+
+def lateness(runs: Path) -> dict[str, Any]:
+    """The router's lateness behind its schedule in each kernel run (run.json's ``emu``
+    record: p50, p99 and max, in us), summarised per case."""
+    import json
+
+    per_case: dict[str, list[dict[str, Any]]] = {}
+    for d in sorted((runs / "kernel").glob("*-*")):
+        f = d / "run.json"
+        if not f.is_file():
+            continue
+        e = json.loads(f.read_text()).get("emu", {})
+        case = d.name.rsplit("-", 1)[0]
+        per_case.setdefault(case, []).append(
+            {k: e[k] for k in ("lateness_p50_us", "lateness_p99_us", "lateness_max_us") if k in e}
+        )
+    return {c: summarise(r) for c, r in per_case.items()}
+
+
+def environment_section(sensitivity: dict[str, Any], late: dict[str, Any]) -> list[str]:
+    """The report's lines on timing noise: the router's measured lateness per case (kernel
+    runs) and the simulator's BBR queue against an access jitter."""
+    lines = ["## Timing noise", ""]
+    if late:
+        keys = ("lateness_p50_us", "lateness_p99_us", "lateness_max_us")
+        rows = [[c] + [_cell(late[c].get(k), 0) for k in keys] for c in sorted(late)]
+        lines += [
+            "How late the emulator's router delivered packets behind their schedule in the "
+            "kernel's runs (us; run.json's `emu` record): a delayed packet holds those behind "
+            "it, which then arrive in a burst, as do their ACKs.",
+            "",
+            markdown_table(["case", "lateness p50", "p99", "max"], rows),
+            "",
+        ]
+    if sensitivity:
+        rows = [
+            [jit, _cell(s.get("mean_queue_pkts"), 1), _cell(s.get("utilisation"), 3)]
+            for jit, s in sensitivity.items()
+        ]
+        lines += [
+            "The simulator's bbr-deep with a larger access jitter (every other setting as "
+            "above): BBR's bandwidth samples are delivered / max(send, ACK interval), so ACKs "
+            "bunched by the path's timing raise the 10-round maximum, and BBR paces above the "
+            "bottleneck until its 2-BDP window stops it.",
+            "",
+            markdown_table(["access jitter", "mean queue (pkt)", "utilisation"], rows),
+            "",
+        ]
+    return lines
+
+
+def rerender(out: str | Path) -> Path:
+    """Writes ``out/report.md`` (and the figures) again from ``out/metrics.json`` and the
+    runs there, with the timing-noise section (the sensitivity runs are simulated now)."""
+    import json
+
+    out = Path(out)
+    m = json.loads((out / "metrics.json").read_text())
+    # Runs measured before the stall rule carry no lateness: read it from their run.json.
+    for case, runs in m["measured"].get("kernel", {}).items():
+        for k, r in enumerate(runs, start=1):
+            if "lateness_max_us" not in r:
+                r["lateness_max_us"] = _router_lateness_max_us(
+                    out / "runs" / "kernel" / f"{case.replace(' ', '')}-{k}"
+                )
+    m["failed"] = {e: [f for f in fs if "stalled" not in f] for e, fs in m["failed"].items()}
+    m["summary"] = {
+        e: {c: summarise(counted(e, c, r, m["failed"].setdefault(e, []))) for c, r in per.items()}
+        for e, per in m["measured"].items()
+    }
+    if "kernel" in m["summary"]:
+        m["agreement"] = {
+            case: {
+                key: agreement(s, m["summary"]["kernel"].get(case, {}), key) for key in AGREEMENT
+            }
+            for case, s in m["summary"]["sim"].items()
+        }
+    (out / "metrics.json").write_text(json.dumps(m, indent=2) + "\n")
+    figures = figure(out / "runs", out, list(m["summary"]))
+    figures += controller_figure(out / "runs", out)
+    sens = {} if m["quick"] else jitter_sensitivity(m["duration_s"], m["reps"])
+    text = report(
+        m["summary"],
+        m["agreement"],
+        m["failed"],
+        m["quick"],
+        m["reps"],
+        figures,
+        environment_section(sens, lateness(out / "runs")),
+    )
+    (out / "report.md").write_text(text)
+    from ..verdicts import judge_directory
+
+    judge_directory(EXPERIMENT, out)
+    return out / "report.md"
 
 
 def _run(out_dir: str | Path, quick: bool, emu: bool, log: Callable[[str], None] | None) -> Path:
@@ -516,7 +779,11 @@ def _run(out_dir: str | Path, quick: bool, emu: bool, log: Callable[[str], None]
         measured, failures = {}, {}
         for engine in ("sim", "kernel") if emu else ("sim",):
             measured[engine], failures[engine] = _run_engine(engine, tmp, duration, reps, log)
-        summary = {e: {c: summarise(r) for c, r in m.items()} for e, m in measured.items()}
+        summary = {}
+        for e, per_case in measured.items():
+            summary[e] = {}
+            for c, r in per_case.items():
+                summary[e][c] = summarise(counted(e, c, r, failures[e]))
         agreements: dict[str, Any] = {}
         if emu:
             for case, s in summary["sim"].items():
@@ -533,10 +800,14 @@ def _run(out_dir: str | Path, quick: bool, emu: bool, log: Callable[[str], None]
             summary=summary,
             agreement=agreements,
             failed=failures,
-            figures=["queues.png"],
+            figures=["queues.png", "controllers.png"],
         )
         figures = figure(tmp / "runs", tmp, list(measured))
-        text = report(summary, agreements, failures, quick, reps, figures)
+        figures += controller_figure(tmp / "runs", tmp)
+        log(f"{ID}: sensitivity of BBR's queue to the access jitter")
+        sens = {} if quick else jitter_sensitivity(duration, reps)
+        extra = environment_section(sens, lateness(tmp / "runs"))
+        text = report(summary, agreements, failures, quick, reps, figures, extra)
         (tmp / "report.md").write_text(text)
     return out / "report.md"
 

@@ -63,6 +63,16 @@ impl BbrMode {
     pub fn code(self) -> u8 {
         self as u8
     }
+
+    /// The mode's name as `tcp_bbr.c` spells it (`BBR_STARTUP` without the prefix).
+    pub fn label(self) -> &'static str {
+        match self {
+            BbrMode::Startup => "STARTUP",
+            BbrMode::Drain => "DRAIN",
+            BbrMode::ProbeBw => "PROBE_BW",
+            BbrMode::ProbeRtt => "PROBE_RTT",
+        }
+    }
 }
 
 /// The TCP loss state BBR tracks (Linux's `icsk_ca_state`, the part BBR looks at).
@@ -753,6 +763,14 @@ impl Controller for Bbr {
     fn wants_rate_samples(&self) -> bool {
         true
     }
+
+    fn state_label(&self) -> Option<&'static str> {
+        Some(self.mode.label())
+    }
+
+    fn current_pacing_gain(&self) -> Option<f64> {
+        Some(self.pacing_gain)
+    }
 }
 
 #[cfg(test)]
@@ -835,6 +853,31 @@ mod tests {
         s.round(90_000, rtt, 90_000);
         assert_eq!(s.b.mode(), BbrMode::ProbeBw);
         assert_ne!(s.b.cycle_index(), 1);
+    }
+
+    // The traced state (what the simulator's flow series records) through the controller
+    // dispatch: STARTUP at gain 2.89, DRAIN at 1/2.89, PROBE_BW at its phase's gain.
+    #[test]
+    fn state_label_and_gain_follow_the_mode() {
+        use crate::host::AnyController;
+        let trace = |b: &Bbr| {
+            let c = AnyController::Bbr(Box::new(b.clone()));
+            (c.state_label(), c.current_pacing_gain())
+        };
+        let mut s = Script::new(bbr());
+        let rtt = Dur::from_ms(100);
+        assert_eq!(trace(&s.b), (Some("STARTUP"), Some(739.0 / 256.0)));
+        for kb in [10u64, 20, 40, 80, 80, 80] {
+            s.round(kb * 1000, rtt, 200_000);
+        }
+        s.round(80_000, rtt, 200_000);
+        assert_eq!(trace(&s.b).0, Some("DRAIN"));
+        s.round(80_000, rtt, 80_000);
+        let (label, gain) = trace(&s.b);
+        assert_eq!(label, Some("PROBE_BW"));
+        assert_eq!(gain, Some(PACING_GAIN_CYCLE[s.b.cycle_index()]));
+        let newreno = AnyController::NewReno(crate::algorithms::newreno::NewReno::new(Default::default()));
+        assert_eq!((newreno.state_label(), newreno.current_pacing_gain()), (None, None));
     }
 
     // PROBE_BW: each phase lasts one min RTT (the 1.0 phases) or until its in-flight target
