@@ -99,3 +99,21 @@ def test_templates_fail_on_an_undefined_name_and_escape_html_as_html_escape():
         environment().from_string("{{ missing }}").render()
     html = environment(html=True).from_string("<p>{{ x }}</p>").render(x="RCP's <b>&\"")
     assert html == "<p>RCP&#x27;s &lt;b&gt;&amp;&quot;</p>"
+
+
+def test_the_transport_sizes_are_read_from_the_scenario_parser_and_the_registry():
+    """``explicit.MSS``/``HEADERS`` are the parser's transport defaults and the on-wire MaxNet
+    sizes follow from the registry's shim; the values the committed reports were measured with
+    are pinned here, so a change of a default shows up as this failure, not as silently
+    different runs."""
+    from xcclab.references import shim_bytes
+    from xcclab.reproduce.common import explicit, stacks
+    from xcclab.reproduce.mice import mice
+
+    assert (explicit.MSS, explicit.HEADERS) == (1460, 40)
+    assert shim_bytes()["maxnet"] == 8
+    assert mice.MAXNET_TRANSPORT == {"mss": "1432B", "header": "68B"}
+    assert stacks.UDP_MSS == "1432B"
+    for p in explicit.PROTOCOLS:
+        wire = p.on_wire()
+        assert wire.mss + wire.headers + wire.shim_bytes == explicit.WIRE_PACKET_BYTES, p.name

@@ -22,8 +22,28 @@ from ...scenario import Scenario, already_open
 from .report import save_figure
 from .templates import report as report_skeleton
 
-MSS = 1460
-HEADERS = 40
+
+@cache
+def transport_defaults() -> tuple[int, int]:
+    """The transport's default MSS and header bytes besides the shim, as the scenario parser
+    resolves a flow that names neither (the build layer holds the defaults)."""
+    from ...results import validate
+
+    sc = Scenario("transport-defaults", duration="1s", seed=1)
+    sc.add_host("a").add_router("r").add_host("b")
+    sc.add_link("a", "r", rate="1Gbps", delay="1ms", buffer="100pkt")
+    sc.add_link("r", "b", rate="1Gbps", delay="1ms", buffer="100pkt")
+    sc.add_flow("f", "a", "b")
+    transport = validate(sc)["flows"][0]["kind"]["transport"]
+    return transport["mss_bytes"], transport["header_bytes"]
+
+
+#: The transport's defaults (1460 B of payload, 40 B of headers), read from the scenario parser.
+MSS, HEADERS = transport_defaults()
+#: Real packets (``docs/emu.md``): 1500-byte datagrams carrying 28 B of IP/UDP and a 32 B
+#: segment header besides the protocol's shim.
+WIRE_PACKET_BYTES = 1500
+WIRE_HEADERS = 60
 
 
 @dataclass(frozen=True)
@@ -62,7 +82,9 @@ class Protocol:
         """Payload rate / wire rate of full data packets (flows report payload rates)."""
         return self.mss / self.data_wire_bytes
 
-    def on_wire(self, packet_bytes: int = 1500, headers: int = 60) -> Protocol:
+    def on_wire(
+        self, packet_bytes: int = WIRE_PACKET_BYTES, headers: int = WIRE_HEADERS
+    ) -> Protocol:
         """The same protocol with ``packet_bytes`` data packets of ``headers`` header bytes
         besides the shim: on real packets, 1500-byte packets of 28 B IP/UDP and a 32 B segment
         (``docs/emu.md``), so the MSS is what is left after the shim."""

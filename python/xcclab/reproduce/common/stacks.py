@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...claims import Claim, Scored, Verdict, score, verdict
+from . import explicit
 
-#: xcclab's UDP transport's MSS on the stacks' runs: 1500-byte datagrams with its headers, the
-#: size of the kernel stack's Linux TCP packets (the namespaces' TUN devices carry up to 2000 B
-#: since issue 34; these experiments keep the packets they were measured with).
-UDP_MSS = "1432B"
+#: xcclab's UDP transport's MSS on the stacks' MaxNet runs (1432 B): 1500-byte datagrams with
+#: its headers and MaxNet's shim (read from the registry), the size of the kernel stack's Linux
+#: TCP packets (the namespaces' TUN devices carry up to 2000 B since issue 34; these experiments
+#: keep the packets they were measured with).
+UDP_MSS = f"{explicit.by_name('maxnet').on_wire().mss}B"
 #: The router's counters kept from ``run_info["emu"]`` (docs/emu.md), under these names.
 EMU_STATS = {
     "router_lateness_p99_us": "lateness_p99_us",
