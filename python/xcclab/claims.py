@@ -672,5 +672,5 @@ def _num(x: float | None, digits: int = 4) -> str:
     if x == 0:
         return "0"
     if abs(x) >= 1e5 or abs(x) < 1e-3:
-        return f"{x:.{digits - 1}e}"
+        return f"{x:.{max(digits - 1, 0)}e}"
     return f"{x:.{digits}g}"

@@ -160,3 +160,13 @@ def test_scored_claims_serialise_with_quote_and_type():
     assert out["type"] == "point" and out["quote"] == "text" and out["where"].startswith("seed")
     assert out["ours"] == {"mean": 1.0, "ci95": [0.9, 1.1], "n": 10}
     assert out["reconstruction"] == "JetMax" and out["counted"] is False
+
+
+def test_estimate_text_with_no_decimals_for_large_and_tiny_values():
+    """`text(0)` (a queue in bytes, say) prints in scientific form beyond the plain range
+    instead of failing on a negative precision."""
+    from xcclab.claims import Estimate
+
+    assert Estimate(129_600.0, 129_600.0, 129_600.0, 1).text(0) == "1e+05"
+    assert Estimate(0.0004, 0.0004, 0.0004, 1).text(0) == "4e-04"
+    assert Estimate(240.0, 240.0, 240.0, 1).text(0) == "2e+02"
