@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use xcc_build::scenario::model::{FlowKind, Scenario};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario};
 use xcc_core::{Dur, Time};
 
 use crate::hosts::sessions as session_hosts;
@@ -132,6 +132,10 @@ impl Traffic {
                 Some(linux_cc) => {
                     let port = 20000 + i as u16;
                     let listener = sys::in_netns(&hosts[b].path(), || TcpListener::bind(addr(hosts[b].addr, port)))?;
+                    if matches!(cc, Cc::Dctcp(_)) {
+                        // DCTCP's receiver echoes CE per packet (its accepted socket inherits this).
+                        apps::set_tcp_congestion(&listener, linux_cc)?;
+                    }
                     let (src_ns, dst) = (hosts[a].path(), addr(hosts[b].addr, port));
                     let start = Duration::from_nanos(f.start_ns);
                     let stop_at = f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration));
