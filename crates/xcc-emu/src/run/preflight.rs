@@ -233,6 +233,44 @@ mod tests {
         assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 2000);
     }
 
+    /// `--stack kernel` runs Linux's DCTCP law: a DCTCP flow asking for another g, initial alpha
+    /// or initial window is refused naming the flow and the values; the defaults pass.
+    #[test]
+    fn kernel_dctcp_with_parameters_linux_lacks_is_refused() {
+        let text = |cc: &str| {
+            format!(
+                r#"
+name = "t"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "1ms"
+buffer = "unlimited"
+queue = "dctcp"
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+cc = {cc}
+"#
+            )
+        };
+        let check = |cc: &str| {
+            let s = xcc_build::resolve(&text(cc), "t.toml", xcc_build::Format::Toml).unwrap();
+            check_kernel_params(&s).map_err(|e| e.to_string())
+        };
+        assert_eq!(check(r#""dctcp""#), Ok(()));
+        assert_eq!(check(r#"{ kind = "dctcp", g = 0.0625 }"#), Ok(()));
+        let e = check(r#"{ kind = "dctcp", g = 0.125 }"#).unwrap_err();
+        assert!(e.contains("flow f: kernel DCTCP") && e.contains("g = 0.125"), "{e}");
+        assert!(check(r#"{ kind = "dctcp", initial_window = 4 }"#).unwrap_err().contains("initial_window = 4"));
+    }
+
     /// Session flows: a packet too large for the MTU or too small for the framing, and a
     /// `[sessions]` workload too large for namespaces, are refused naming the flow or field,
     /// the value and what is expected.
