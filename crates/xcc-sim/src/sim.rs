@@ -16,6 +16,7 @@ use crate::scenario::model::{self, Cc, FlowKind, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
+mod datacenter_metrics;
 mod session_metrics;
 mod sessions;
 use crate::scenario::ScenarioError;
@@ -218,6 +219,8 @@ pub struct Simulation {
     absorbed: (u64, u64),
     /// `[sessions]` error metrics, if sampled.
     sampler: Option<session_metrics::SessionSampler>,
+    /// A `[workload]`'s flows and its switch ports' queue histograms, if it has one.
+    datacenter: Option<datacenter_metrics::DatacenterMetrics>,
 }
 
 impl Simulation {
@@ -233,6 +236,7 @@ impl Simulation {
             arrival_routes,
             transaction_routes,
             sessions: session_groups,
+            workload,
         } = network;
         let seed = scenario.seed;
         let links: Vec<SimLink> = scenario
@@ -340,6 +344,7 @@ impl Simulation {
             queue.schedule(Time::ZERO + interval, Event::Sample);
         }
         let n_links = links.len();
+        let datacenter = workload.map(|w| datacenter_metrics::DatacenterMetrics::new(w, &scenario));
         let sampler = scenario.sessions.as_ref().filter(|w| w.sample_interval_ns > 0).map(|w| {
             let (interval, window) = (Dur(w.sample_interval_ns), Dur(w.rate_window_ns));
             let end = Time(scenario.duration_ns);
@@ -371,6 +376,7 @@ impl Simulation {
             tick_bytes,
             absorbed: (0, 0),
             sampler,
+            datacenter,
         }
     }
 
@@ -520,6 +526,10 @@ impl Simulation {
     #[inline]
     fn offer_slot(&mut self, l: u32, slot: Slot) {
         let link = &mut self.links[l as usize];
+        if let Some(d) = self.datacenter.as_mut() {
+            // The queue this packet finds at a switch port, for the queue-length CDF.
+            d.record_queue(l, link, self.now, &mut self.arena[..]);
+        }
         match link.offer(self.now, slot, &mut self.arena[..]) {
             Offer::Dropped(_) => {
                 let idx = slot.idx;
@@ -1018,6 +1028,7 @@ impl Simulation {
     fn into_output(mut self, stats: RunStats) -> RunOutput {
         let capture = self.take_capture();
         let (session_samples, session_rates) = self.finish_session_sampler();
+        let datacenter_tables = self.datacenter_tables();
         let end = self.end;
         let name = |n: u32| self.scenario.nodes[n as usize].name.as_str();
         let mut flows = TableBuilder::default();
@@ -1124,6 +1135,7 @@ impl Simulation {
             transactions: txns.finish(),
             session_samples,
             session_rates,
+            datacenter: datacenter_tables,
             capture,
         }
     }
