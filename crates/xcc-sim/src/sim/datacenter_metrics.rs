@@ -3,6 +3,9 @@
 //! flow-size bin at p50 / p95 / p99 ([`xcc_core::workload::slowdown`]), and the queue-length
 //! CDF of every switch port.
 //!
+//! - **Slowdown**, in the HPCC paper's words (section 5, as we recall them: the paper's text
+//!   was not at hand to check), "a flow's actual FCT normalized by its ideal FCT when the
+//!   network only has this flow". The ideal FCT here is the authors' code's, which is exact.
 //! - **FCT** is the time from the flow's start to the sender's last acknowledged byte, as the
 //!   HPCC artifact measures it (`RdmaHw::QpComplete`, called when the sender's queue pair has
 //!   every byte acknowledged, logs the FCT). The ideal FCT is the artifact's formula over the
