@@ -178,6 +178,7 @@ def test_session_tables_are_typed_written_and_queried(tmp_path):
     assert set(OPTIONAL_TABLE_NAMES) == {
         "session_samples",
         "session_rates",
+        "pfc_ports",
         "fct",
         "slowdown",
         "queue_cdf",

@@ -12,6 +12,7 @@
 //! - [`sessions`]: a `[sessions]` table's generators (transit-stub graph, workload, routes)
 //!   and its expansion into nodes, links and flows.
 //! - [`workload`]: a `[workload]`'s flows (Poisson at a load, sizes from a CDF, incasts).
+//! - [`pfc`]: `[pfc]`, the lossless fabric's thresholds and their checks against the links.
 //! - [`window_cap`]: the check that a window-based flow's path fits the transport's window cap.
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
@@ -23,6 +24,7 @@ pub mod cc;
 pub mod construct;
 pub mod fabric;
 pub mod network;
+pub mod pfc;
 pub mod queue;
 pub mod scenario;
 pub mod schema;

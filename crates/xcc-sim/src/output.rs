@@ -166,6 +166,8 @@ pub struct RunOutput {
     /// Runs with a `[workload]`: per-flow FCT and slowdown (`fct`), slowdown by flow-size bin
     /// (`slowdown`), and the queue-length CDF of every switch port (`queue_cdf`).
     pub datacenter: Option<DatacenterTables>,
+    /// `[pfc]` runs: one row per router ingress port (pause frames, time paused).
+    pub pfc_ports: Table,
     /// Packets departing the captured link direction, if one was captured
     /// ([`crate::Simulation::capture_link`]).
     pub capture: Option<Vec<crate::capture::CapturedPacket>>,

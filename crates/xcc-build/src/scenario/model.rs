@@ -31,6 +31,9 @@ pub struct Scenario {
     /// `[workload]`: flows generated when the network is built (not recorded in `flows`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workload: Option<Workload>,
+    /// `[pfc]`: a lossless fabric, PFC at every router ([`crate::pfc`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<crate::pfc::Pfc>,
 }
 
 /// A generated datacenter network (`[fabric]`); its nodes and links are in the scenario's lists.

@@ -231,6 +231,13 @@ impl<'a> Resolver<'a> {
             ("fabric", fabric.is_some()),
             ("workload", workload.is_some()),
         ];
+        if let (Some(_), Some(_)) = (&top.pfc, &top.sessions) {
+            return Err(self.err("pfc", "PFC runs on declared links; a [sessions] network has none"));
+        }
+        let pfc = match top.pfc {
+            None => None,
+            Some(spec) => Some(crate::pfc::resolve(self.source, spec, &self.nodes, &links, &flows)?),
+        };
         let sessions = match top.sessions {
             None => None,
             Some(spec) => {
@@ -259,6 +266,7 @@ impl<'a> Resolver<'a> {
             sessions,
             fabric,
             workload,
+            pfc,
         })
     }
 

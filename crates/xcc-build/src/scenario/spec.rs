@@ -33,6 +33,8 @@ pub struct TopSpec {
     /// Flows generated among all hosts: sizes from a CDF, Poisson arrivals at a target load,
     /// incasts mixed in.
     pub workload: Option<WorkloadSpec>,
+    /// `[pfc]`: priority flow control at every router ([`crate::pfc`]).
+    pub pfc: Option<crate::pfc::PfcSpec>,
 }
 
 /// `[fabric]`: a datacenter network generated into the scenario's hosts, routers and links.
