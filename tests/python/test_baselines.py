@@ -28,7 +28,7 @@ def test_scenarios_have_the_stated_rtts_and_buffers():
 
 def test_runs_differ_by_seed_in_start_offsets_and_jitter():
     """Run k and run j are distinct: seeded start offsets within the stated spread, the
-    access links' jitter set, Linux's RTO on every flow."""
+    access links' jitter set, Linux's RTO and loss recovery on every flow."""
     a = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 1)
     c = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 2)
     starts = [[int(f["start"].removesuffix("us")) for f in sc["flow"]] for sc in (a, c)]
@@ -38,6 +38,7 @@ def test_runs_differ_by_seed_in_start_offsets_and_jitter():
     access = [link for link in a["link"] if link["between"] != ["r1", "r2"]]
     assert all(link["jitter"] == b.ACCESS_JITTER for link in access)
     assert all(f["transport"]["rto"] == "linux" for f in a["flow"])
+    assert all(f["transport"]["loss_detection"] == "rack" for f in a["flow"])
 
 
 def test_bbr_state_is_in_the_flow_series():
