@@ -368,7 +368,7 @@ impl Rack {
     /// The probe timer is due (`tcp_send_loss_probe`): a probe is to be sent unless one is
     /// already outstanding. Returns true if one is.
     pub(super) fn take_pto_timer(&mut self, now: Time) -> Option<ProbeDue> {
-        if !self.pto_deadline.is_some_and(|t| t <= now) {
+        if self.pto_deadline.is_none_or(|t| t > now) {
             return None;
         }
         self.pto_deadline = None;
