@@ -99,6 +99,33 @@ def test_claims_score_both_engines():
     json.dumps([score(c).to_json() for c in claims])
 
 
+def test_shallow_cause_follows_the_measured_numbers():
+    """The cause given for the shallow-buffer claim comes from the measured numbers: repeated
+    timeouts when the simulated BBR has them, else CUBIC's own utilisation; the kernel's note
+    names its bimodality."""
+    est = {"mean": 0.98, "lo": 0.97, "hi": 0.99, "n": 5}
+    summary = {"bbr-shallow": {"utilisation": est}, "cubic-shallow": {"utilisation": est}}
+    timeouts = {
+        **summary,
+        "bbr-shallow": {**summary["bbr-shallow"], "timeouts": {**est, "mean": 15.8}},
+    }
+    assert "timeouts" in b._shallow_cause("sim", timeouts)["note"]
+    calm = {**summary, "bbr-shallow": {**summary["bbr-shallow"], "timeouts": {**est, "mean": 0.0}}}
+    assert "one CUBIC flow loses little" in b._shallow_cause("sim", calm)["note"]
+    assert "bimodal" in b._shallow_cause("kernel", summary)["note"]
+    assert b._shallow_cause("sim", {}) == {}
+
+
+def test_per_run_section_lists_every_run():
+    measured = {
+        "sim": {"a": [{"utilisation": 0.5}, {"utilisation": 0.25}]},
+        "kernel": {"a": [{"utilisation": 0.9}], "b": [{"utilisation": 1.0}]},
+    }
+    text = "\n".join(b.per_run_section(measured))
+    assert "| a | 0.500, 0.250 | 0.900 |" in text
+    assert "| b | - | 1.000 |" in text
+
+
 @pytest.mark.slow
 def test_quick_run_writes_a_report(tmp_path):
     report = b.run(tmp_path, quick=True)
