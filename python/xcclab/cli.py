@@ -3,7 +3,8 @@
     xcc run SCENARIO --out DIR [--seed N] [--no-series] [--pcap a->b]
                                                           simulate, write a run directory
     xcc validate SCENARIO                                 check a scenario file
-    xcc plot DIR [--smooth TIME]                          draw rates, cwnd, queues (PNG, SVG)
+    xcc plot DIR [--smooth TIME]                          draw rates, cwnd, queues (PNG, SVG);
+                                                          a [workload] run: FCT slowdown, queue CDF
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] [--emu | --stack S] | --list   reproduce a paper experiment
     xcc reproduce ID --write-scenarios DIR                write its scenario files
@@ -112,9 +113,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
         smooth = time_value(args.smooth)
         if smooth is None or smooth <= 0:
             raise ScenarioError(f'--smooth: expected a time like "200ms", got {args.smooth!r}')
-    for path in plot_run(
-        RunResult.load(Path(args.dir)), args.out, formats=tuple(args.format), smooth=smooth
-    ):
+    from .plot_datacenter import has_datacenter_tables, plot_datacenter
+
+    run = RunResult.load(Path(args.dir))
+    paths = []
+    datacenter = has_datacenter_tables(run)
+    # A workload run draws its slowdown and queue figures; its time series only if it has any.
+    if not datacenter or run.flow_series.height or run.link_series.height:
+        paths += plot_run(run, args.out, formats=tuple(args.format), smooth=smooth)
+    if datacenter:
+        paths += plot_datacenter(run, args.out, formats=tuple(args.format))
+    for path in paths:
         print(path)
     return 0
 
