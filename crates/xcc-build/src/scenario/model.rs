@@ -157,6 +157,10 @@ pub struct Transport {
     /// resolved scenario when false, so files written before the option read the same.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub linux_rto: bool,
+    /// Linux's loss recovery, RACK-TLP with timeout undo (`loss_detection = "rack"`), instead of
+    /// RFC 6675's; left out of the resolved scenario when false, as `linux_rto`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rack: bool,
 }
 
 fn is_zero(v: &u32) -> bool {

@@ -467,6 +467,23 @@ impl<'a> Resolver<'a> {
                 ))
             }
         };
+        let sack = t.sack.unwrap_or(true);
+        let rack = match t.loss_detection.as_deref() {
+            None | Some("rfc6675") => false,
+            Some("rack") if sack => true,
+            Some("rack") => {
+                return Err(self.err(
+                    &format!("{path}.loss_detection"),
+                    "\"rack\" needs SACK (RACK marks losses from SACKed segments, RFC 8985 section 4); set sack = true or loss_detection = \"rfc6675\"",
+                ))
+            }
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{path}.loss_detection"),
+                    format!("'{other}': expected \"rfc6675\" (duplicate ACKs and SACK, ns-2's recovery) or \"rack\" (RACK-TLP and timeout undo, as Linux)"),
+                ))
+            }
+        };
         let handshake = match t.connection.as_deref() {
             None | Some("handshake") => true,
             Some("open") => false,
@@ -481,12 +498,13 @@ impl<'a> Resolver<'a> {
             mss_bytes,
             header_bytes,
             ecn: t.ecn.unwrap_or(false),
-            sack: t.sack.unwrap_or(true),
+            sack,
             delayed_ack_ns,
             min_rto_ns,
             initial_rto_ns,
             pace: t.pace.unwrap_or(false),
             linux_rto,
+            rack,
             quick_acks: if linux_ack { DelayedAck::LINUX.quick_acks } else { 0 },
             handshake,
         })

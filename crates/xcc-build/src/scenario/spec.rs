@@ -152,6 +152,8 @@ pub struct TransportSpec {
     pub initial_rto: Option<String>,
     /// "rfc6298" (default) or "linux": how the retransmission timeout follows the RTT.
     pub rto: Option<String>,
+    /// "rfc6675" (default) or "rack": how the sender finds losses.
+    pub loss_detection: Option<String>,
     pub pace: Option<bool>,
     /// "handshake" (default) or "open".
     pub connection: Option<String>,

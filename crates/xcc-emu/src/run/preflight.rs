@@ -224,6 +224,7 @@ mod tests {
             quick_acks: 0,
             handshake: true,
             linux_rto: false,
+            rack: false,
         };
         // XCP's shim is 2 + 16 bytes: 2000 - 28 - 18 - 32 = 1922 (docs/emu.md).
         assert_eq!(largest_mss(&Cc::Xcp(XcpCcParams {})), 1922);
