@@ -11,7 +11,6 @@
 // datacenter protocols, their telemetry header and the lossless fabric's ingress rule.
 pub mod dcqcn;
 pub mod hpcc;
-pub mod int;
 pub mod pfc;
 pub mod powertcp;
 
@@ -76,6 +75,7 @@ macro_rules! for_each_algorithm {
             "erica" erica { session: Erica(Erica, EricaParams); }
             "bfyz" bfyz { session: Bfyz(Bfyz, BfyzParams); }
             "cobb" cobb { session: Cobb(Cobb, CobbParams); }
+            "int" int { header: Int(IntHeader); }
             "dctcp" dctcp { link: Dctcp(DctcpMarker, DctcpQueueParams) as "dctcp"; host: Dctcp(Dctcp, DctcpParams) as "dctcp"; echo: Dctcp(DctcpEcho); }
         }
     };
