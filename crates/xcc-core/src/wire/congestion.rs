@@ -246,6 +246,11 @@ mod tests {
         use crate::algorithms::int::IntHeader;
         assert_eq!(std::mem::size_of::<IntHeader>(), 84);
         assert!(std::mem::size_of::<CongestionHeader>() <= 88, "{}", std::mem::size_of::<CongestionHeader>());
+        assert!(
+            std::mem::size_of::<crate::packet::Packet>() <= 160,
+            "{}",
+            std::mem::size_of::<crate::packet::Packet>()
+        );
         for h in CongestionHeader::REGISTRY.iter().filter(|h| h.record_len == 0) {
             assert!(h.len <= 16, "{}: a fixed body above XCP's 16 bytes", h.name);
         }
