@@ -16,6 +16,7 @@ use crate::scenario::model::{self, Cc, FlowKind, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
+mod pfc;
 mod session_metrics;
 mod sessions;
 use crate::scenario::ScenarioError;
@@ -218,6 +219,8 @@ pub struct Simulation {
     absorbed: (u64, u64),
     /// `[sessions]` error metrics, if sampled.
     sampler: Option<session_metrics::SessionSampler>,
+    /// `[pfc]`: the lossless fabric's state (`sim/pfc.rs`); `None` without it.
+    pfc: Option<Box<pfc::PfcRun>>,
 }
 
 impl Simulation {
@@ -348,7 +351,9 @@ impl Simulation {
             let end = Time(scenario.duration_ns);
             session_metrics::SessionSampler::new(interval, window, end, (flows.len(), n_links), &mut queue)
         });
+        let pfc = pfc::PfcRun::new(&scenario);
         Simulation {
+            pfc,
             end: Time(scenario.duration_ns),
             scenario,
             now: Time::ZERO,
@@ -425,6 +430,8 @@ impl Simulation {
                 Event::SessionTick(g) => self.session_tick(g),
                 Event::SessionWindow => self.session_window(),
                 Event::SessionSample => self.session_sample(),
+                Event::PfcDeparture(l) => self.on_pfc_departure(l),
+                Event::PfcFrame(l) => self.on_pfc_frame(l),
             }
             if self.events & 0x3FFFF == 0 {
                 if let Some(p) = progress.as_mut() {
@@ -538,6 +545,9 @@ impl Simulation {
                 if first {
                     let t = link.next_delivery().expect("just queued");
                     self.queue.schedule(t, Event::LinkDeliver(l));
+                }
+                if self.pfc.is_some() {
+                    self.pfc_queued(l, slot);
                 }
             }
         }
@@ -988,6 +998,7 @@ impl Simulation {
             ));
         }
         self.check_sessions()?;
+        self.check_lossless()?;
         for rec in &self.flows {
             if let Some(size) = rec.size {
                 if rec.delivered > size {
@@ -1120,7 +1131,9 @@ impl Simulation {
                 .f64("response_time_s", t.response_time.map_or(f64::NAN, |d| d.as_secs_f64()))
                 .f64("completion_time_s", t.completed.map_or(f64::NAN, |d| d.as_secs_f64()));
         }
+        let pfc_ports = self.pfc_table();
         RunOutput {
+            pfc_ports,
             stats,
             flow_series: self.fs.finish(),
             link_series: self.ls.finish(),

@@ -17,6 +17,7 @@ pub mod control_interval;
 pub(crate) mod fake_queue;
 pub mod int_stamp;
 pub mod model;
+pub mod pfc_fabric;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;
