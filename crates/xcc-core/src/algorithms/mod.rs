@@ -7,8 +7,8 @@
 //!
 //! docs/architecture.md, "Adding an algorithm", is the recipe.
 
-// Laws written and unit-tested, not yet in the registry (no scenario can name them yet): the
-// datacenter protocols, their telemetry header and the lossless fabric's ingress rule.
+// Not in the registry (no scenario names them as a `queue` or `cc` kind): DCQCN's laws, and the
+// lossless fabric's ingress rule, which the link model and the simulator drive (PFC).
 pub mod dcqcn;
 pub mod pfc;
 

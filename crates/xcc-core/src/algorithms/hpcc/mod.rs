@@ -9,6 +9,8 @@ pub use host::{Hpcc, HpccSender};
 
 use serde::{Deserialize, Serialize};
 
+use std::num::NonZeroU64;
+
 use crate::algorithms::int::{IntHeader, INT_MAX_SLOTS};
 use crate::host::AnyController;
 use crate::params::{HostContext, HostParams, ParamError};
@@ -101,11 +103,12 @@ pub struct HpccCcParams {
     #[serde(flatten)]
     pub law: HpccParams,
     /// T in ns, when given; otherwise the path's.
-    pub base_rtt_ns: Option<u64>,
+    pub base_rtt_ns: Option<NonZeroU64>,
     /// B_NIC in bit/s, when given; otherwise the first link's.
-    pub line_rate_bps: Option<u64>,
-    /// INT records reserved per data packet, 1 to [`INT_MAX_SLOTS`].
-    pub int_slots: u32,
+    pub line_rate_bps: Option<NonZeroU64>,
+    /// INT records reserved per data packet, 1 to [`INT_MAX_SLOTS`]. (The resolved entry is
+    /// kept small: every flow record of the simulator holds one.)
+    pub int_slots: u8,
 }
 
 /// T and B_NIC when neither the parameters nor the driver give them (a driver without path
@@ -125,29 +128,33 @@ pub(crate) fn resolve_path_fields(
     base_rtt: &Option<String>,
     line_rate: &Option<String>,
     int_slots: Option<u32>,
-) -> Result<(Option<u64>, Option<u64>, u32), ParamError> {
+) -> Result<(Option<NonZeroU64>, Option<NonZeroU64>, u8), ParamError> {
     let rtt = match base_rtt {
         None => None,
-        Some(s) => Some(crate::params::positive_time_or("base_rtt", &Some(s.clone()), 0)?),
+        Some(s) => NonZeroU64::new(crate::params::positive_time_or("base_rtt", &Some(s.clone()), 0)?),
     };
     let rate = match line_rate {
         None => None,
         Some(s) => match parse_rate_bps(s).map_err(|m| ParamError::new("line_rate", m))? {
             0 => return Err(ParamError::new("line_rate", "expected a positive rate")),
-            r => Some(r),
+            r => NonZeroU64::new(r),
         },
     };
     let slots = int_slots.unwrap_or(5);
     if slots == 0 || slots as usize > INT_MAX_SLOTS {
         return Err(ParamError::new("int_slots", format!("{slots}: expected 1 to {INT_MAX_SLOTS}")));
     }
-    Ok((rtt, rate, slots))
+    Ok((rtt, rate, slots as u8))
 }
 
 /// T and B_NIC for a sender: the parameters', else the path's, else the fallback.
-pub(crate) fn rtt_and_rate(base_rtt_ns: Option<u64>, line_rate_bps: Option<u64>, t: &HostContext) -> (Dur, f64) {
-    let rtt = base_rtt_ns.map(Dur).or(t.path.map(|p| p.base_rtt)).unwrap_or(FALLBACK_RTT);
-    let rate = line_rate_bps.or(t.path.map(|p| p.nic_rate_bps)).unwrap_or(FALLBACK_RATE_BPS);
+pub(crate) fn rtt_and_rate(
+    base_rtt_ns: Option<NonZeroU64>,
+    line_rate_bps: Option<NonZeroU64>,
+    t: &HostContext,
+) -> (Dur, f64) {
+    let rtt = base_rtt_ns.map(|n| Dur(n.get())).or(t.path.map(|p| p.base_rtt)).unwrap_or(FALLBACK_RTT);
+    let rate = line_rate_bps.map(|n| n.get()).or(t.path.map(|p| p.nic_rate_bps)).unwrap_or(FALLBACK_RATE_BPS);
     (rtt, rate as f64)
 }
 
@@ -213,7 +220,7 @@ mod tests {
             s.max_stage = Some(0);
         })
         .unwrap();
-        assert_eq!((p.base_rtt_ns, p.line_rate_bps, p.law.max_stage), (Some(8_000), Some(25_000_000_000), 0));
+        assert_eq!((p.base_rtt_ns, p.line_rate_bps, p.law.max_stage), (NonZeroU64::new(8_000), NonZeroU64::new(25_000_000_000), 0));
         assert_eq!(spec(|s| s.eta = Some(1.5)).unwrap_err().field, "eta");
         assert_eq!(spec(|s| s.base_rtt = Some("0us".into())).unwrap_err().field, "base_rtt");
         assert_eq!(spec(|s| s.line_rate = Some("fast".into())).unwrap_err().field, "line_rate");
@@ -222,7 +229,7 @@ mod tests {
         let ctx = |path| HostContext { mss_bytes: 1000, header_bytes: 40, path };
         let path = crate::params::PathContext { base_rtt: Dur::from_us(9), nic_rate_bps: 40_000_000_000 };
         assert_eq!(rtt_and_rate(None, None, &ctx(Some(path))), (Dur::from_us(9), 40e9));
-        assert_eq!(rtt_and_rate(Some(8_000), None, &ctx(Some(path))), (Dur::from_us(8), 40e9));
+        assert_eq!(rtt_and_rate(NonZeroU64::new(8_000), None, &ctx(Some(path))), (Dur::from_us(8), 40e9));
         assert_eq!(rtt_and_rate(None, None, &ctx(None)), (FALLBACK_RTT, 100e9));
     }
 

@@ -9,6 +9,8 @@ pub mod host;
 
 pub use host::{PowerTcp, PowerTcpSender, PowerVariant};
 
+use std::num::NonZeroU64;
+
 use serde::{Deserialize, Serialize};
 
 use crate::algorithms::hpcc::{named_check, resolve_path_fields, rtt_and_rate};
@@ -95,18 +97,23 @@ pub struct PowerTcpCcSpec {
     pub int_slots: Option<u32>,
 }
 
-/// PowerTCP's resolved sender parameters.
+/// PowerTCP's resolved sender parameters, the variant's defaults applied (kept small: every
+/// flow record of the simulator holds one).
 #[derive(Copy, Clone, Debug, PartialEq, Serialize)]
 pub struct PowerTcpCcParams {
     pub variant: PowerVariant,
-    #[serde(flatten)]
-    pub law: PowerTcpParams,
+    pub gamma: f64,
+    pub eta: f64,
+    /// `None`: 150 Mbit/s times τ (τ is known when the sender is built).
+    pub beta_bytes: Option<f64>,
+    pub arrival_floor: f64,
+    pub min_rate_bps: f64,
     /// τ in ns, when given; otherwise the path's base RTT.
-    pub base_rtt_ns: Option<u64>,
+    pub base_rtt_ns: Option<NonZeroU64>,
     /// The NIC's rate in bit/s, when given; otherwise the first link's.
-    pub line_rate_bps: Option<u64>,
+    pub line_rate_bps: Option<NonZeroU64>,
     /// INT records reserved per data packet (PowerTCP; theta sends none).
-    pub int_slots: u32,
+    pub int_slots: u8,
 }
 
 impl HostParams for PowerTcpCcParams {
@@ -124,12 +131,34 @@ impl HostParams for PowerTcpCcParams {
         };
         law.check().map_err(|e| named_check(e, "powertcp."))?;
         let (base_rtt_ns, line_rate_bps, int_slots) = resolve_path_fields(&s.base_rtt, &s.line_rate, s.int_slots)?;
-        Ok(PowerTcpCcParams { variant: s.variant.unwrap_or(PowerVariant::Int), law, base_rtt_ns, line_rate_bps, int_slots })
+        let variant = s.variant.unwrap_or(PowerVariant::Int);
+        let (gamma, eta) = match variant {
+            PowerVariant::Int => (law.gamma.unwrap_or(0.9), law.eta.unwrap_or(0.95)),
+            PowerVariant::Theta => (law.gamma.unwrap_or(0.7), law.eta.unwrap_or(1.05)),
+        };
+        Ok(PowerTcpCcParams {
+            variant,
+            gamma,
+            eta,
+            beta_bytes: law.beta_bytes,
+            arrival_floor: law.arrival_floor,
+            min_rate_bps: law.min_rate_bps,
+            base_rtt_ns,
+            line_rate_bps,
+            int_slots,
+        })
     }
 
     fn controller(&self, t: &HostContext) -> AnyController {
         let (rtt, rate) = rtt_and_rate(self.base_rtt_ns, self.line_rate_bps, t);
-        let law = PowerTcpSender::new(self.variant, self.law, rate, rtt).expect("parameters checked when resolved");
+        let params = PowerTcpParams {
+            gamma: Some(self.gamma),
+            eta: Some(self.eta),
+            beta_bytes: self.beta_bytes,
+            arrival_floor: self.arrival_floor,
+            min_rate_bps: self.min_rate_bps,
+        };
+        let law = PowerTcpSender::new(self.variant, params, rate, rtt).expect("parameters checked when resolved");
         AnyController::PowerTcp(PowerTcp::new(law, self.variant, self.int_slots as usize))
     }
 
@@ -166,7 +195,7 @@ mod tests {
         assert_eq!((p.variant, p.int_slots, p.shim().wire_len()), (PowerVariant::Int, 5, 84));
         let theta: PowerTcpCcSpec = serde_json::from_str(r#"{"variant": "theta", "gamma": 0.8}"#).unwrap();
         let p = PowerTcpCcParams::resolve(Some(theta)).unwrap();
-        assert_eq!((p.variant, p.law.gamma, p.shim()), (PowerVariant::Theta, Some(0.8), CongestionHeader::None));
+        assert_eq!((p.variant, p.gamma, p.eta, p.shim()), (PowerVariant::Theta, 0.8, 1.05, CongestionHeader::None));
         assert!(serde_json::from_str::<PowerTcpCcSpec>(r#"{"variant": "delta"}"#).is_err());
         let bad = PowerTcpCcSpec { arrival_floor: Some(2.0), ..Default::default() };
         assert_eq!(PowerTcpCcParams::resolve(Some(bad)).unwrap_err().field, "arrival_floor");
