@@ -46,8 +46,11 @@ def _lua_string(s: str) -> str:
 def dissector_headers() -> str:
     """The dissector's ``CC_HEADERS`` table."""
     lines = ["local CC_HEADERS = {"]
-    for proto, name, length, fields in load_native().congestion_headers():
-        lines.append(f"    [{proto}] = {{ name = {_lua_string(name)}, len = {length}, fields = {{")
+    for proto, name, length, fields, record_len in load_native().congestion_headers():
+        record = f", record = {record_len}" if record_len else ""
+        lines.append(
+            f"    [{proto}] = {{ name = {_lua_string(name)}, len = {length}{record}, fields = {{"
+        )
         for fname, label, offset, kind, width, frac_bits, flag, flag_label in fields:
             entry = (
                 f"name = {_lua_string(fname)}, label = {_lua_string(label)}, offset = {offset}, "
@@ -79,7 +82,9 @@ def algorithms_by_name() -> str:
     """The scenario reference's table: how a scenario names each algorithm, the bytes its
     congestion header adds to a packet, and its page (which has its parameters)."""
     names = registry_names()
-    header_bytes = {name: 2 + length for _, name, length, _ in load_native().congestion_headers()}
+    header_bytes = {
+        name: 2 + length for _, name, length, _, _ in load_native().congestion_headers()
+    }
     lines = [
         "| algorithm | role | in a scenario | header bytes | page |",
         "|---|---|---|---|---|",

@@ -213,7 +213,7 @@ def test_dissector_table_is_generated_from_the_registry():
     """tools/wireshark/xcclab.lua's congestion-header table is what `python -m xcclab.generated`
     writes from the Rust registry (tests/python/test_docs.py checks it is not stale)."""
     text = DISSECTOR.read_text()
-    for proto, name, length, _ in _native.congestion_headers():
+    for proto, name, length, *_ in _native.congestion_headers():
         assert f'[{proto}] = {{ name = "{name}", len = {length},' in text
 
 
@@ -245,14 +245,14 @@ def test_tshark_decodes_every_registered_header(tmp_path):
     tshark's six significant figures), and flags nothing as malformed."""
     headers = _native.congestion_headers()
     records = []
-    for i, (proto, _, length, _) in enumerate(headers):
+    for i, (proto, _, length, *_) in enumerate(headers):
         body = bytes(range(1, length + 1))
         records.append((i * 1000, _datagram(bytes([proto, length]) + body), 0))
     records = [(t, d, len(d)) for t, d, _ in records]
     cap = tmp_path / "headers.pcap"
     cap.write_bytes(pcap_bytes(records))
     names = []
-    for _, name, _, fields in headers:
+    for _, name, _, fields, _ in headers:
         p = name.replace("-", "_")
         for fname, *_ in fields:
             names.append(f"xcclab.{p}.{fname}")
@@ -275,7 +275,7 @@ def test_tshark_decodes_every_registered_header(tmp_path):
     assert proc.returncode == 0, proc.stderr
     rows = [line.split(";") for line in proc.stdout.splitlines()]
     assert len(rows) == len(headers)
-    for row, (proto, name, length, fields) in zip(rows, headers):
+    for row, (proto, name, length, fields, _) in zip(rows, headers):
         got = dict(zip(["proto", "expert", *names], row))
         assert got["proto"] == str(proto) and got["expert"] == "", (name, got)
         body = bytes(range(1, length + 1))

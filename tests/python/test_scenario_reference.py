@@ -52,6 +52,7 @@ def error_of(field: str, value) -> str:
         sc["flow"][0]["cc"] = value
         kind = value.get("kind") if isinstance(value, dict) else value
         for link in sc["link"]:
+            link["int"] = True  # INT-reading senders need INT-capable ports on their route
             if "queue" in link:
                 link["queue"] = kind if kind in sections("queue") else "droptail"
     try:
@@ -152,6 +153,8 @@ def test_output_schema_enumerations_are_what_runs_write():
         # x_max, which no test should ask the simulator to do
         for link in sc["link"][:3]:
             link["queue"] = kind if kind in queues else "droptail"
+        for link in sc["link"]:
+            link["int"] = True  # INT-reading senders need INT-capable ports on their route
         for flow in sc["flow"]:
             flow["cc"] = kind
         sc["flow"].append(

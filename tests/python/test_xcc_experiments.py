@@ -43,7 +43,7 @@ def test_protocol_targets_and_shims_are_the_registrys():
     from xcclab.reproduce.common import explicit
     from xcclab.results import validate
 
-    header = {name: 2 + n for _, name, n, _ in load_native().congestion_headers()}
+    header = {name: 2 + n for _, name, n, *_ in load_native().congestion_headers()}
     for p in explicit.PROTOCOLS:
         sc = explicit.dumbbell(p, "t", [explicit.Flow("f", 0.05)], duration_s=1)
         bottleneck = next(x for x in validate(sc)["links"] if x["name"] == explicit.BOTTLENECK)

@@ -75,6 +75,14 @@ local CC_HEADERS = {
         { name = "hop", label = "JetMax hop", offset = 9, kind = "u8", width = 1 },
         { name = "candidate", label = "JetMax candidate hop", offset = 10, kind = "u8", width = 1 },
     } },
+    [47] = { name = "int", len = 18, record = 16, fields = {
+        { name = "hops", label = "INT hops stamped", offset = 0, kind = "u8", width = 1 },
+        { name = "slots", label = "INT slots reserved", offset = 1, kind = "u8", width = 1 },
+        { name = "queue_bytes", label = "Queue (bytes)", offset = 2, kind = "u32", width = 4 },
+        { name = "tx_bytes", label = "Transmitted (bytes, mod 2^32)", offset = 6, kind = "u32", width = 4 },
+        { name = "timestamp_ns", label = "Timestamp (ns, mod 2^32)", offset = 10, kind = "u32", width = 4 },
+        { name = "line_rate_kbps", label = "Line rate (kbit/s)", offset = 14, kind = "u32", width = 4 },
+    } },
 }
 -- END GENERATED
 
@@ -102,7 +110,24 @@ for _, h in pairs(CC_HEADERS) do
     end
 end
 
+-- A body's fields; for a header with a repeated tail record (INT's hops: `record` bytes, the
+-- last fields of the table), the record's fields once per record the body's length holds.
 local function dissect_body(h, b, t)
+    if h.record then
+        local fixed = h.len - h.record
+        local n = math.floor((b:len() - fixed) / h.record)
+        for _, d in ipairs(h.fields) do
+            if d.offset < fixed then t:add(h.pf[d.name], b(d.offset, d.width)) end
+        end
+        for i = 0, n - 1 do
+            local at = fixed + i * h.record
+            local rt = t:add(b(at, h.record), "Record " .. i)
+            for _, d in ipairs(h.fields) do
+                if d.offset >= fixed then rt:add(h.pf[d.name], b(at + d.offset - fixed, d.width)) end
+            end
+        end
+        return
+    end
     for _, d in ipairs(h.fields) do
         local r = b(d.offset, d.width)
         if d.kind == "flagged_fixed24" then
@@ -121,6 +146,15 @@ local function dissect_body(h, b, t)
             t:add(h.pf[d.name], r)
         end
     end
+end
+
+-- Whether a body of `len` bytes has the header's length (or, with a repeated record, its
+-- fixed part and a whole number of records).
+local function body_fits(h, len)
+    if h.record then
+        return len >= h.len and (len - h.len) % h.record == 0
+    end
+    return h.len == len
 end
 
 local function cc_name(p)
@@ -148,13 +182,13 @@ function xcc.dissector(buffer, pinfo, tree)
     end
     if len > 0 then
         local body = buffer(2, len)
-        if entry and entry.len == len then
+        if entry and body_fits(entry, len) then
             dissect_body(entry, body, ct)
         else
             ct:add(f.cc_body, body)
         end
     end
-    if (entry and entry.len ~= len) or (p == 0 and len ~= 0) then
+    if (entry and not body_fits(entry, len)) or (p == 0 and len ~= 0) then
         ct:add_expert_info(PI_MALFORMED, PI_ERROR, "body length differs from the protocol's")
     end
 

@@ -37,6 +37,28 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
     cc.controller(&t.host_context())
 }
 
+/// The sender's controller of a flow whose path the driver knows: `fwd` the forward links'
+/// (rate in bit/s, propagation delay), `rev_delay` the reverse path's propagation delay.
+pub fn controller_on_path(
+    cc: &Cc,
+    t: &model::Transport,
+    fwd: impl Iterator<Item = (u64, Dur)>,
+    rev_delay: Dur,
+) -> AnyController {
+    let mut ctx = t.host_context();
+    let packet_bits = ctx.full_packet_bytes(cc.shim()) as u128 * 8;
+    let (mut rtt_ns, mut nic) = (rev_delay.as_ns() as u128, None);
+    for (rate_bps, delay) in fwd {
+        nic.get_or_insert(rate_bps);
+        rtt_ns += delay.as_ns() as u128 + (packet_bits * 1_000_000_000).div_ceil(rate_bps.max(1) as u128);
+    }
+    ctx.path = nic.map(|nic_rate_bps| xcc_core::params::PathContext {
+        base_rtt: Dur(rtt_ns.min(u64::MAX as u128) as u64),
+        nic_rate_bps,
+    });
+    cc.controller(&ctx)
+}
+
 /// The receiver's echoer of a flow; `two_way_delay` is the path's round-trip propagation delay.
 pub fn echoer(cc: &Cc, two_way_delay: Dur) -> AnyEchoer {
     cc.echoer(two_way_delay)

@@ -8,6 +8,7 @@
 use xcc_core::algorithms::slbn::HopSet;
 use xcc_core::link::AnyLinkAlgorithm;
 use xcc_core::rng::{component_rng, kind, Pcg64Mcg};
+use xcc_core::wire::CongestionHeader;
 
 use crate::construct::link_algorithm;
 use crate::scenario::model::{Cc, FlowKind, Protocol, Queue, Scenario};
@@ -151,6 +152,31 @@ impl Network {
                     ));
                 }
             }
+            // A sender that reads in-band telemetry hears nothing on a path without an
+            // INT-capable port, and records past its reserved slots are lost.
+            if let Some((c, CongestionHeader::Int(h))) = cc.map(|c| (c, c.shim())) {
+                let ports = path.iter().filter(|&&l| scenario.links[l as usize].int).count();
+                let (kind, ends) = (c.name(), format!("from '{}' to '{}'", node_name(src), node_name(dst)));
+                if ports == 0 {
+                    return Err(err(
+                        &format!("{origin}.cc"),
+                        format!(
+                            "cc = \"{kind}\" reads in-band telemetry, and no link on its route {ends} has \
+                             int = true (its sender would get no feedback)"
+                        ),
+                    ));
+                }
+                if ports > h.slots() {
+                    return Err(err(
+                        &format!("{origin}.cc"),
+                        format!(
+                            "the route {ends} crosses {ports} INT-capable ports and cc = \"{kind}\" reserves \
+                             {} INT records (int_slots): the farther ports' records would be lost",
+                            h.slots()
+                        ),
+                    ));
+                }
+            }
             let fwd = routes.add(&path);
             let rev = routes.add_reverse(fwd);
             Ok((fwd, rev))
@@ -276,6 +302,21 @@ buffer = "100pkt"
     fn an_explicit_protocol_with_no_router_of_its_kind_is_refused() {
         let e = build("[[flow]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\ncc = \"xcp\"\n").err().expect("refused");
         assert!(e.path.starts_with("flow") && e.message.contains("queue = \"xcp\""), "{e}");
+    }
+
+    /// A sender that reads INT on a path with no INT-capable port, or with more ports than its
+    /// header has slots, is refused before the run, naming the flow's `cc`.
+    #[test]
+    fn an_int_sender_needs_int_capable_ports_within_its_slots() {
+        let flow = |cc: &str| format!("[[flow]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\ncc = {cc}\n");
+        let e = build(&flow("\"hpcc\"")).err().expect("refused");
+        assert!(e.path == "flow[0].cc" && e.message.contains("int = true"), "{e}");
+        assert!(build(&flow("{ kind = \"powertcp\", variant = \"theta\" }")).is_ok(), "theta reads RTTs only");
+        let with_int = DUMBBELL.replace("buffer = \"100pkt\"", "buffer = \"100pkt\"\nint = true");
+        let net = |extra: &str| Network::build(resolve(&format!("{with_int}{extra}"), "t.toml", Format::Toml).unwrap());
+        assert!(net(&flow("\"hpcc\"")).is_ok());
+        let e = net(&flow("{ kind = \"powertcp\", int_slots = 1 }")).err().expect("two ports, one slot");
+        assert!(e.path == "flow[0].cc" && e.message.contains("crosses 2 INT-capable ports"), "{e}");
     }
 
     /// Sessions of two protocols: groups in order of first use, numbers dense within each.

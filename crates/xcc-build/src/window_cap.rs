@@ -55,6 +55,7 @@ mod tests {
             queue: Queue::DropTail(DropTailParams {}),
             loss: 0.0,
             jitter_ns: 0,
+            int: false,
         }
     }
 

@@ -80,6 +80,20 @@ pub struct HostContext {
     pub mss_bytes: u32,
     /// Bytes of the headers under the congestion header (IP and transport).
     pub header_bytes: u32,
+    /// What the driver knows of the flow's path when it builds the sender (`None` where it
+    /// knows nothing: senders that need it take it from their parameters).
+    pub path: Option<PathContext>,
+}
+
+/// A flow's path as a sender's construction sees it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PathContext {
+    /// The base RTT: both directions' propagation delays and the serialisation of one full
+    /// data packet at each forward hop (the HPCC authors' `pairRtt`, `third.cc`: `delay * 2 +
+    /// txDelay`, txDelay the payload's serialisation summed over the path).
+    pub base_rtt: crate::time::Dur,
+    /// The rate of the flow's first link (the sender's NIC).
+    pub nic_rate_bps: u64,
 }
 
 impl HostContext {

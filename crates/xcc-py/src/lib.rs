@@ -312,7 +312,8 @@ fn session_protocols() -> Vec<&'static str> {
 }
 
 /// The congestion headers this build encodes, from the wire registry: `(proto, name, len,
-/// fields)`, each field `(name, label, offset, kind, width, frac_bits, flag, flag_label)` (the
+/// fields, record_len)` (`record_len` the repeated tail record's length, 0 for a fixed body),
+/// each field `(name, label, offset, kind, width, frac_bits, flag, flag_label)` (the
 /// last three only for flagged fixed-point words). The Wireshark dissector's table is generated
 /// from it (`python -m xcclab.wireshark`).
 #[pyfunction]
@@ -336,14 +337,14 @@ fn congestion_headers() -> Vec<HeaderRow> {
                     (f.name, f.label, f.offset, kind, f.kind.width(), frac, flag, flag_label)
                 })
                 .collect();
-            (h.proto, h.name, h.len, fields)
+            (h.proto, h.name, h.len, fields, h.record_len)
         })
         .collect()
 }
 
 type FieldRow =
     (&'static str, &'static str, usize, &'static str, usize, Option<u32>, Option<&'static str>, Option<&'static str>);
-type HeaderRow = (u8, &'static str, usize, Vec<FieldRow>);
+type HeaderRow = (u8, &'static str, usize, Vec<FieldRow>, usize);
 
 /// The `xcc-emu` command line (`python -m xcclab._router ARGS`), linked into this module so
 /// that the wheel carries the router with no separate binary. Runs with the GIL released and

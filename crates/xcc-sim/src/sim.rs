@@ -8,7 +8,7 @@ use xcc_core::wire::{Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
-use crate::construct::{controller, echoer, transport_config};
+use crate::construct::{controller_on_path, echoer, transport_config};
 use crate::engine::{Event, EventQueue};
 use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{RunOutput, RunStats, TableBuilder};
@@ -257,6 +257,9 @@ impl Simulation {
                 );
                 link.loss = l.loss;
                 link.jitter_ns = l.jitter_ns.min(u32::MAX as u64) as u32;
+                if l.int {
+                    link.enable_int();
+                }
                 link
             })
             .collect();
@@ -745,11 +748,13 @@ impl Simulation {
         match (rec.cc, rec.transport, rec.cbr) {
             (Some(cc), Some(t), _) => {
                 let cfg = transport_config(&t);
-                let sender = Sender::new(FlowId(f), cfg, controller(&cc, &t), rec.size, now);
                 let (fwd, rev) = (rec.fwd, rec.rev);
                 let delay = |r: Route| -> u64 {
                     (0..r.len).map(|k| self.links[self.routes.hop(r, k) as usize].delay.as_ns()).sum()
                 };
+                let hops = (0..fwd.len).map(|k| &self.links[self.routes.hop(fwd, k) as usize]);
+                let ctl = controller_on_path(&cc, &t, hops.map(|l| (l.rate_bps, l.delay)), Dur(delay(rev)));
+                let sender = Sender::new(FlowId(f), cfg, ctl, rec.size, now);
                 let echo = echoer(&cc, Dur(delay(fwd) + delay(rev)));
                 let rec = &mut self.flows[f as usize];
                 let receiver = Receiver::new(FlowId(f), cfg, echo);

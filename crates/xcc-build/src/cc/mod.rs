@@ -166,6 +166,9 @@ mod tests {
             ("jetmax", 13),
             ("cubic", 0),
             ("bbr", 0),
+            // INT: preamble 2 + 5 records of 16, the default int_slots.
+            ("hpcc", 84),
+            ("powertcp", 84),
             ("dctcp", 0),
         ];
         assert_eq!(by_name, expected);

@@ -132,6 +132,14 @@ pub struct Link {
     /// Each packet's propagation delay is `delay_ns` plus a uniform draw in [0, jitter_ns],
     /// never overtaking the packet before it (breaks deterministic phase effects).
     pub jitter_ns: u64,
+    /// An INT-capable egress port: data packets carrying INT get its record (`int = true`).
+    /// Left out of the resolved scenario when false, so files written before it read the same.
+    #[serde(skip_serializing_if = "is_false")]
+    pub int: bool,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -267,6 +275,6 @@ pub struct Metrics {
 impl Transport {
     /// What a sender's construction needs of the transport.
     pub fn host_context(&self) -> xcc_core::params::HostContext {
-        xcc_core::params::HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes }
+        xcc_core::params::HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes, path: None }
     }
 }

@@ -309,8 +309,9 @@ impl<'a> Resolver<'a> {
             return Err(self.err(&format!("{path}.between"), "a link joins two different nodes"));
         }
         let rev = l.reverse.unwrap_or_default();
-        let fwd =
+        let mut fwd =
             self.direction(path, a, b, &l.rate, &l.delay, &l.buffer, l.queue.as_ref(), l.loss, l.jitter.as_deref())?;
+        fwd.int = l.int.unwrap_or(false);
         let rpath = format!("{path}.reverse");
         let back = self.direction(
             &rpath,
@@ -323,6 +324,7 @@ impl<'a> Resolver<'a> {
             rev.loss.or(l.loss),
             rev.jitter.as_deref().or(l.jitter.as_deref()),
         )?;
+        let back = Link { int: rev.int.or(l.int).unwrap_or(false), ..back };
         links.push(fwd);
         links.push(back);
         Ok(())
@@ -372,7 +374,7 @@ impl<'a> Resolver<'a> {
                 j => j,
             },
         };
-        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss, jitter_ns })
+        Ok(Link { name, from, to, rate_bps, delay_ns, buffer, queue, loss, jitter_ns, int: false })
     }
 
     fn queue(&self, path: &str, q: Option<&Value>) -> Result<Queue, ScenarioError> {

@@ -124,6 +124,8 @@ pub struct LinkSpec {
     pub loss: Option<f64>,
     /// Random extra propagation delay per packet, uniform in [0, jitter], order kept.
     pub jitter: Option<String>,
+    /// INT-capable egress ports (both directions unless `reverse.int` says otherwise).
+    pub int: Option<bool>,
     pub reverse: Option<LinkDirSpec>,
 }
 
@@ -137,6 +139,7 @@ pub struct LinkDirSpec {
     pub queue: Option<Value>,
     pub loss: Option<f64>,
     pub jitter: Option<String>,
+    pub int: Option<bool>,
 }
 
 #[derive(Deserialize, Debug, Default)]

@@ -108,6 +108,7 @@ pub fn expand(scenario: &mut Scenario) -> Result<Option<Generated>, ScenarioErro
             queue: Queue::DropTail(DropTailParams {}),
             loss: 0.0,
             jitter_ns: 0,
+            int: false,
         });
     }
     scenario.links.extend(new_links);

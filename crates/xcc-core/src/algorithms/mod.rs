@@ -7,13 +7,10 @@
 //!
 //! docs/architecture.md, "Adding an algorithm", is the recipe.
 
-// Laws written and unit-tested, not yet in the registry (no scenario can name them yet): the
-// datacenter protocols, their telemetry header and the lossless fabric's ingress rule.
+// Not in the registry (no scenario names them as a `queue` or `cc` kind): DCQCN's laws, and the
+// lossless fabric's ingress rule, which the link model and the simulator drive (PFC).
 pub mod dcqcn;
-pub mod hpcc;
-pub mod int;
 pub mod pfc;
-pub mod powertcp;
 
 /// The registry: one line per algorithm, every role it plays. Everything that lists algorithms
 /// comes from it, through [`crate::for_each_algorithm!`]: the link, sender, echoer and header enums of
@@ -76,6 +73,9 @@ macro_rules! for_each_algorithm {
             "erica" erica { session: Erica(Erica, EricaParams); }
             "bfyz" bfyz { session: Bfyz(Bfyz, BfyzParams); }
             "cobb" cobb { session: Cobb(Cobb, CobbParams); }
+            "int" int { header: Int(IntHeader); }
+            "hpcc" hpcc { host: Hpcc(Hpcc, HpccCcParams) as "hpcc"; }
+            "powertcp" powertcp { host: PowerTcp(PowerTcp, PowerTcpCcParams) as "powertcp"; }
             "dctcp" dctcp { link: Dctcp(DctcpMarker, DctcpQueueParams) as "dctcp"; host: Dctcp(Dctcp, DctcpParams) as "dctcp"; echo: Dctcp(DctcpEcho); }
         }
     };

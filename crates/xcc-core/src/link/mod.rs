@@ -15,6 +15,7 @@
 pub mod control_interval;
 #[cfg(test)]
 pub(crate) mod fake_queue;
+pub mod int_stamp;
 pub mod model;
 pub mod pfc_fabric;
 

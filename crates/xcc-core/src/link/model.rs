@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 
+use crate::link::int_stamp::IntStamp;
 use crate::link::{AnyLinkAlgorithm, LinkAlgorithm, QueueView, Verdict};
 use crate::prefetch::prefetch_bytes;
 use crate::rng::{uniform01, Pcg64Mcg};
@@ -172,6 +173,8 @@ pub struct LinkModel<T> {
     capture: Option<Vec<(Time, Packet)>>,
     /// Time paused by PFC and pause frames received (`pfc_gate`).
     pub pause: PauseStats,
+    /// INT stamping of departing data (`int = true`; [`IntStamp`]).
+    int: Option<IntStamp>,
 }
 
 impl<T: Copy> LinkModel<T> {
@@ -197,6 +200,7 @@ impl<T: Copy> LinkModel<T> {
             wants_dequeue,
             departure_hooks: wants_dequeue,
             capture: None,
+            int: None,
             passive,
             paused: false,
             pause: PauseStats::default(),
@@ -285,9 +289,23 @@ impl<T: Copy> LinkModel<T> {
         if self.wants_dequeue {
             self.algo.on_dequeue(start, pkt, self.waiting_bytes);
         }
+        if let Some(int) = self.int.as_mut() {
+            int.on_departure(start, pkt, self.waiting_bytes);
+        }
         if let Some(c) = self.capture.as_mut() {
             c.push((start, *pkt));
         }
+    }
+
+    /// Makes this an INT-capable port: data packets carrying INT get its record as they start.
+    pub fn enable_int(&mut self) {
+        self.int = Some(IntStamp::new(self.rate_bps));
+        self.departure_hooks = true;
+    }
+
+    /// True for an INT-capable port.
+    pub fn has_int(&self) -> bool {
+        self.int.is_some()
     }
 
     /// Starts recording every packet whose transmission starts on this link.

@@ -49,15 +49,33 @@ pub trait HeaderBody: Sized + Copy {
     const PROTO: u8;
     /// The protocol's name, as the dissector and captures show it.
     const NAME: &'static str;
-    /// Body length on the wire.
+    /// Body length on the wire; for a body with a repeated record ([`HeaderBody::RECORD_LEN`]),
+    /// the length of its smallest form (one record).
     const LEN: usize;
     /// Every field, in wire order, covering exactly `LEN` bytes (a test checks it).
     const FIELDS: &'static [BodyField];
+    /// For a body whose tail is a record repeated a per-packet number of times (INT's hop
+    /// records): the record's length, the last `RECORD_LEN` bytes of `FIELDS`. Zero for a
+    /// fixed body. The dissector repeats those fields over the rest of the body.
+    const RECORD_LEN: usize = 0;
 
     /// Writes the body into `buf[..LEN]`, big-endian.
     fn emit_body(&self, buf: &mut [u8]);
     /// Reads the body from `buf[..LEN]`.
     fn parse_body(buf: &[u8]) -> Self;
+    /// This value's body length on the wire: `LEN` unless the body has a repeated record.
+    #[inline]
+    fn body_len(&self) -> usize {
+        Self::LEN
+    }
+    /// Reads a body of exactly `buf.len()` bytes (the shim's `len`) from untrusted bytes: a
+    /// fixed body must be `LEN` bytes; a variable one overrides this and checks its own rules.
+    fn parse_sized(buf: &[u8]) -> Result<Self, crate::wire::WireError> {
+        if buf.len() != Self::LEN {
+            return Err(crate::wire::WireError::Malformed);
+        }
+        Ok(Self::parse_body(buf))
+    }
     /// Whether the fields hold numbers the protocol can mean (no NaN, no negative rate or
     /// time; infinity only where it means "not stamped yet"). Received packets that fail are
     /// dropped as malformed; a lying but meaningful value is the protocol's business.

@@ -25,7 +25,9 @@
 
 use super::HpccParams;
 use crate::algorithms::int::IntHeader;
-use crate::time::Dur;
+use crate::host::{AckEvent, CongestionEvent, Controller};
+use crate::time::{Dur, Time};
+use crate::wire::CongestionHeader;
 
 /// HPCC sender state. Windows are bytes (f64: the law divides), rates bit/s.
 #[derive(Clone, Debug)]
@@ -161,6 +163,71 @@ impl HpccSender {
     /// W_AI in bytes.
     pub fn additive_increase_bytes(&self) -> f64 {
         self.w_ai
+    }
+}
+
+/// HPCC on the shared transport: [`HpccSender`] fed from each ACK, the window `W` limiting
+/// the bytes in flight and every packet paced at `W/T` (as the authors' NIC, which keeps both
+/// a window and a rate, `rdma-hw.cc`). Every data packet reserves an INT header of `slots`
+/// records; the receiver's plain echo copies the last one back. The transport tells the
+/// controller of an ACK's echo (`on_feedback`) before its bookkeeping (`on_ack`), which gives
+/// `ack_seq` (bytes cumulatively acknowledged) and `snd_nxt` (that plus the flight).
+///
+/// Losses and timeouts leave the window alone: HPCC runs on a lossless fabric and its law
+/// has no loss reaction (the authors' NIC retransmits go-back-N at the same rate); the
+/// transport still retransmits.
+#[derive(Clone, Debug)]
+pub struct Hpcc {
+    law: HpccSender,
+    slots: usize,
+    acked: u64,
+    echo: Option<IntHeader>,
+}
+
+impl Hpcc {
+    /// A sender whose packets reserve `slots` INT records.
+    pub fn new(law: HpccSender, slots: usize) -> Hpcc {
+        Hpcc { law, slots, acked: 0, echo: None }
+    }
+
+    /// The law's state.
+    pub fn law(&self) -> &HpccSender {
+        &self.law
+    }
+}
+
+impl Controller for Hpcc {
+    fn on_feedback(&mut self, _now: Time, echo: &CongestionHeader) {
+        if let CongestionHeader::Int(h) = echo {
+            self.echo = Some(*h);
+        }
+    }
+
+    fn on_ack(&mut self, _now: Time, ack: &AckEvent) {
+        self.acked += ack.newly_acked_bytes;
+        // An echo with no stamped hop (a path without INT ports) carries nothing to use.
+        if let Some(int) = self.echo.take().filter(|h| !h.hops().is_empty()) {
+            self.law.on_ack(self.acked, self.acked + ack.flight_bytes, &int);
+        }
+    }
+
+    fn on_congestion_event(&mut self, _now: Time, _event: CongestionEvent, _flight_size: u64) {}
+
+    fn window_bytes(&self) -> u64 {
+        self.law.window_bytes() as u64
+    }
+
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        Some(self.law.rate_bps())
+    }
+
+    fn stamp(&mut self, _now: Time, hdr: &mut CongestionHeader) {
+        *hdr = CongestionHeader::Int(IntHeader::new(self.slots).expect("slots checked when the parameters resolved"));
+    }
+
+    /// The rate changes per ACK: the pacer is re-timed at once.
+    fn is_rate_based(&self) -> bool {
+        true
     }
 }
 

@@ -5,9 +5,18 @@
 
 pub mod host;
 
-pub use host::HpccSender;
+pub use host::{Hpcc, HpccSender};
 
 use serde::{Deserialize, Serialize};
+
+use std::num::NonZeroU64;
+
+use crate::algorithms::int::{IntHeader, INT_MAX_SLOTS};
+use crate::host::AnyController;
+use crate::params::{HostContext, HostParams, ParamError};
+use crate::time::Dur;
+use crate::units::parse_rate_bps;
+use crate::wire::CongestionHeader;
 
 /// HPCC's parameters.
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -68,6 +77,118 @@ impl HpccParams {
     }
 }
 
+// ---- `cc = "hpcc"` or `{ kind = "hpcc", ... }`: the sender on the shared transport.
+
+/// `cc = { kind = "hpcc", ... }` as written: the law's fields (as [`HpccParams`]) and the
+/// sender's.
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct HpccCcSpec {
+    pub eta: Option<f64>,
+    pub max_stage: Option<u32>,
+    pub w_ai_bytes: Option<f64>,
+    pub ai_flows: Option<u32>,
+    pub min_rate_bps: Option<f64>,
+    /// T, the base RTT (`"8us"`); default: the flow's path (see [`crate::params::PathContext`]).
+    pub base_rtt: Option<String>,
+    /// B_NIC (`"100Gbps"`); default: the rate of the flow's first link.
+    pub line_rate: Option<String>,
+    /// INT records each data packet reserves; default 5 (the authors' `maxHop`).
+    pub int_slots: Option<u32>,
+}
+
+/// HPCC's resolved sender parameters.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
+pub struct HpccCcParams {
+    #[serde(flatten)]
+    pub law: HpccParams,
+    /// T in ns, when given; otherwise the path's.
+    pub base_rtt_ns: Option<NonZeroU64>,
+    /// B_NIC in bit/s, when given; otherwise the first link's.
+    pub line_rate_bps: Option<NonZeroU64>,
+    /// INT records reserved per data packet, 1 to [`INT_MAX_SLOTS`]. (The resolved entry is
+    /// kept small: every flow record of the simulator holds one.)
+    pub int_slots: u8,
+}
+
+/// T and B_NIC when neither the parameters nor the driver give them (a driver without path
+/// knowledge, and no `base_rtt` or `line_rate` written): the HPCC paper's testbed-scale
+/// fabric, 100 Gbit/s NICs and a 10 us RTT. The simulator always knows the path.
+const FALLBACK_RTT: Dur = Dur::from_us(10);
+const FALLBACK_RATE_BPS: u64 = 100_000_000_000;
+
+/// The field a `check()` message of the form `"<prefix>field must ..."` names.
+pub(crate) fn named_check(message: String, prefix: &str) -> ParamError {
+    let field = message.strip_prefix(prefix).and_then(|r| r.split(' ').next()).unwrap_or("").to_string();
+    ParamError::new(field, message)
+}
+
+/// Resolves `base_rtt`, `line_rate` and `int_slots`, shared with PowerTCP.
+pub(crate) fn resolve_path_fields(
+    base_rtt: &Option<String>,
+    line_rate: &Option<String>,
+    int_slots: Option<u32>,
+) -> Result<(Option<NonZeroU64>, Option<NonZeroU64>, u8), ParamError> {
+    let rtt = match base_rtt {
+        None => None,
+        Some(s) => NonZeroU64::new(crate::params::positive_time_or("base_rtt", &Some(s.clone()), 0)?),
+    };
+    let rate = match line_rate {
+        None => None,
+        Some(s) => match parse_rate_bps(s).map_err(|m| ParamError::new("line_rate", m))? {
+            0 => return Err(ParamError::new("line_rate", "expected a positive rate")),
+            r => NonZeroU64::new(r),
+        },
+    };
+    let slots = int_slots.unwrap_or(5);
+    if slots == 0 || slots as usize > INT_MAX_SLOTS {
+        return Err(ParamError::new("int_slots", format!("{slots}: expected 1 to {INT_MAX_SLOTS}")));
+    }
+    Ok((rtt, rate, slots as u8))
+}
+
+/// T and B_NIC for a sender: the parameters', else the path's, else the fallback.
+pub(crate) fn rtt_and_rate(
+    base_rtt_ns: Option<NonZeroU64>,
+    line_rate_bps: Option<NonZeroU64>,
+    t: &HostContext,
+) -> (Dur, f64) {
+    let rtt = base_rtt_ns.map(|n| Dur(n.get())).or(t.path.map(|p| p.base_rtt)).unwrap_or(FALLBACK_RTT);
+    let rate = line_rate_bps.map(|n| n.get()).or(t.path.map(|p| p.nic_rate_bps)).unwrap_or(FALLBACK_RATE_BPS);
+    (rtt, rate as f64)
+}
+
+impl HostParams for HpccCcParams {
+    type Spec = HpccCcSpec;
+
+    fn resolve(spec: Option<HpccCcSpec>) -> Result<Self, ParamError> {
+        let s = spec.unwrap_or_default();
+        let d = HpccParams::default();
+        let law = HpccParams {
+            eta: s.eta.unwrap_or(d.eta),
+            max_stage: s.max_stage.unwrap_or(d.max_stage),
+            w_ai_bytes: s.w_ai_bytes.or(d.w_ai_bytes),
+            ai_flows: s.ai_flows.unwrap_or(d.ai_flows),
+            min_rate_bps: s.min_rate_bps.unwrap_or(d.min_rate_bps),
+        };
+        law.check().map_err(|e| named_check(e, "hpcc."))?;
+        let (base_rtt_ns, line_rate_bps, int_slots) = resolve_path_fields(&s.base_rtt, &s.line_rate, s.int_slots)?;
+        Ok(HpccCcParams { law, base_rtt_ns, line_rate_bps, int_slots })
+    }
+
+    fn controller(&self, t: &HostContext) -> AnyController {
+        let (rtt, rate) = rtt_and_rate(self.base_rtt_ns, self.line_rate_bps, t);
+        let law = HpccSender::new(self.law, rate, rtt).expect("parameters checked when resolved");
+        AnyController::Hpcc(Hpcc::new(law, self.int_slots as usize))
+    }
+
+    /// An INT header of `int_slots` records: what sizes its packets, and what tells the
+    /// scenario check that its path needs INT-capable ports.
+    fn shim(&self) -> CongestionHeader {
+        CongestionHeader::Int(IntHeader::new(self.int_slots as usize).expect("int_slots checked when resolved"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +202,35 @@ mod tests {
         bad(HpccParams { w_ai_bytes: Some(-1.0), ..Default::default() }, "hpcc.w_ai_bytes");
         bad(HpccParams { ai_flows: 0, ..Default::default() }, "hpcc.ai_flows");
         bad(HpccParams { min_rate_bps: f64::NAN, ..Default::default() }, "hpcc.min_rate_bps");
+    }
+
+    #[test]
+    fn the_scenario_entry_resolves_with_defaults_and_names_bad_fields() {
+        let p = HpccCcParams::resolve(None).unwrap();
+        assert_eq!((p.law, p.base_rtt_ns, p.line_rate_bps, p.int_slots), (HpccParams::default(), None, None, 5));
+        assert_eq!(p.shim().wire_len(), 84, "shim 2 + preamble 2 + 5 records of 16");
+        let spec = |f: fn(&mut HpccCcSpec)| {
+            let mut s = HpccCcSpec::default();
+            f(&mut s);
+            HpccCcParams::resolve(Some(s))
+        };
+        let p = spec(|s| {
+            s.base_rtt = Some("8us".into());
+            s.line_rate = Some("25Gbps".into());
+            s.max_stage = Some(0);
+        })
+        .unwrap();
+        assert_eq!((p.base_rtt_ns, p.line_rate_bps, p.law.max_stage), (NonZeroU64::new(8_000), NonZeroU64::new(25_000_000_000), 0));
+        assert_eq!(spec(|s| s.eta = Some(1.5)).unwrap_err().field, "eta");
+        assert_eq!(spec(|s| s.base_rtt = Some("0us".into())).unwrap_err().field, "base_rtt");
+        assert_eq!(spec(|s| s.line_rate = Some("fast".into())).unwrap_err().field, "line_rate");
+        assert_eq!(spec(|s| s.int_slots = Some(6)).unwrap_err().field, "int_slots");
+        // T and B_NIC: the parameters', else the path's, else the fallback.
+        let ctx = |path| HostContext { mss_bytes: 1000, header_bytes: 40, path };
+        let path = crate::params::PathContext { base_rtt: Dur::from_us(9), nic_rate_bps: 40_000_000_000 };
+        assert_eq!(rtt_and_rate(None, None, &ctx(Some(path))), (Dur::from_us(9), 40e9));
+        assert_eq!(rtt_and_rate(NonZeroU64::new(8_000), None, &ctx(Some(path))), (Dur::from_us(8), 40e9));
+        assert_eq!(rtt_and_rate(None, None, &ctx(None)), (FALLBACK_RTT, 100e9));
     }
 
     #[test]

@@ -30,14 +30,17 @@
 //! The cost: 82 bytes with 5 slots where the paper's header is 42.
 
 use crate::time::{Dur, Time};
+use crate::wire::body::{BodyField, FieldKind, HeaderBody};
+use crate::wire::WireError;
 
 /// Bytes of the preamble (hop count and slot count).
 pub const INT_PREAMBLE_LEN: usize = 2;
 /// Bytes of one hop record.
 pub const INT_HOP_LEN: usize = 16;
-/// Most slots a header may reserve: 8 covers a three-tier fat-tree path (5 switches, as HPCC's
-/// `maxHop = 5`) with room for a host NIC and a spare.
-pub const INT_MAX_SLOTS: usize = 8;
+/// Most slots a header may reserve: 5, the HPCC authors' `IntHeader::maxHop` (`int-header.h`),
+/// one per switch of a three-tier fat-tree path. The records are held inline in every packet
+/// (docs/algorithms/hpcc.md, "On the wire"), so this bound is also the packet's size.
+pub const INT_MAX_SLOTS: usize = 5;
 
 /// What one egress port stamped.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -264,6 +267,47 @@ impl IntHeader {
     }
 }
 
+/// INT in the wire registry (shim protocol 47): the preamble and one record in the field table,
+/// the record repeated `slots` times on the wire.
+impl HeaderBody for IntHeader {
+    /// Unused by the other headers (42-46) and the session bodies (1-6).
+    const PROTO: u8 = 47;
+    const NAME: &'static str = "int";
+    const LEN: usize = Self::len_for_slots(1);
+    const RECORD_LEN: usize = INT_HOP_LEN;
+    const FIELDS: &'static [BodyField] = &[
+        BodyField { name: "hops", label: "INT hops stamped", offset: 0, kind: FieldKind::U8 },
+        BodyField { name: "slots", label: "INT slots reserved", offset: 1, kind: FieldKind::U8 },
+        BodyField { name: "queue_bytes", label: "Queue (bytes)", offset: 2, kind: FieldKind::U32 },
+        BodyField { name: "tx_bytes", label: "Transmitted (bytes, mod 2^32)", offset: 6, kind: FieldKind::U32 },
+        BodyField { name: "timestamp_ns", label: "Timestamp (ns, mod 2^32)", offset: 10, kind: FieldKind::U32 },
+        BodyField { name: "line_rate_kbps", label: "Line rate (kbit/s)", offset: 14, kind: FieldKind::U32 },
+    ];
+
+    fn emit_body(&self, buf: &mut [u8]) {
+        self.emit(buf).expect("the shim sized the buffer from wire_len");
+    }
+
+    /// Infallible form for a buffer already checked by [`HeaderBody::parse_sized`]; a refused
+    /// one gives an empty one-slot header.
+    fn parse_body(buf: &[u8]) -> Self {
+        Self::parse_sized(buf).unwrap_or(IntHeader { slots: 1, hops: 0, records: [IntHop::default(); INT_MAX_SLOTS] })
+    }
+
+    #[inline]
+    fn body_len(&self) -> usize {
+        self.wire_len()
+    }
+
+    /// Every rule of [`IntHeader::parse`], and the shim's length must be the header's own.
+    fn parse_sized(buf: &[u8]) -> Result<Self, WireError> {
+        match IntHeader::parse(buf) {
+            Ok((h, used)) if used == buf.len() => Ok(h),
+            _ => Err(WireError::Malformed),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,6 +356,7 @@ mod tests {
         assert_eq!(IntHeader::parse(&[0]), Err(IntError::Truncated { needed: 2, available: 1 }));
         assert_eq!(IntHeader::parse(&[0, 0]), Err(IntError::NoSlots));
         assert_eq!(IntHeader::parse(&[0, 9]), Err(IntError::TooManySlots { slots: 9 }));
+        assert_eq!(IntHeader::parse(&[0, 6]), Err(IntError::TooManySlots { slots: 6 }));
         assert_eq!(IntHeader::parse(&[0, 1, 0, 0]), Err(IntError::Truncated { needed: 18, available: 4 }));
         let mut buf = [0u8; 18];
         buf[0] = 2;
@@ -331,6 +376,29 @@ mod tests {
         assert_eq!(h.emit(&mut [0u8; 10]), Err(IntError::Truncated { needed: 50, available: 10 }));
         // Every error names what was wrong.
         assert!(IntError::ZeroLineRate { hop: 3 }.to_string().contains("hop 3"));
+    }
+
+    /// Through the registry's shim: proto 47, len 2 + 16·slots; a length that is not the
+    /// header's own, or a refused body, is malformed.
+    #[test]
+    fn shim_round_trips_and_refuses_bad_bodies() {
+        use crate::wire::CongestionHeader;
+        let h = IntHeader::from_hops(5, &[hop(1500, 7, 9, 100_000_000)]).unwrap();
+        let c = CongestionHeader::Int(h);
+        assert_eq!((c.proto(), c.body_len(), c.wire_len()), (47, 82, 84));
+        let mut buf = [0u8; 84];
+        assert_eq!(c.emit(&mut buf), Ok(84));
+        assert_eq!(buf[..4], [47, 82, 1, 5]);
+        assert_eq!(CongestionHeader::parse(&buf), Ok((c, 84)));
+        let mut short = buf;
+        short[1] = 34; // two slots' length with five slots declared
+        assert_eq!(CongestionHeader::parse(&short), Err(WireError::Malformed));
+        let mut zero_rate = buf;
+        zero_rate[2 + 2 + 15] = 0;
+        zero_rate[2 + 2 + 14] = 0;
+        zero_rate[2 + 2 + 13] = 0;
+        zero_rate[2 + 2 + 12] = 0;
+        assert_eq!(CongestionHeader::parse(&zero_rate), Err(WireError::Malformed));
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! hop's transmit rate over the interval between them.
 //!
 //! [`header`] is the value type and its exact wire encoding; [`port`] is what an egress port
-//! stamps. Neither is in the registry yet (see docs/algorithms/hpcc.md, "What is left").
+//! stamps. The header is in the registry (`"int"`, shim protocol 47); docs/algorithms/hpcc.md
+//! ("On the wire") has its format and why it is held inline.
 
 pub mod header;
 pub mod port;

@@ -5,9 +5,8 @@
 //! (`m_txBytes` is incremented after `PushHop`), the departure time and the port's line rate;
 //! only data packets (UDP there) are stamped, every packet's bytes are counted.
 //!
-//! A link algorithm that carries INT calls [`IntPort::on_departure`] from its `on_dequeue`; it
-//! is sans-IO and not yet driven by a registered queue kind (docs/algorithms/hpcc.md, "What is
-//! left").
+//! It is sans-IO; the link model drives it on INT-capable ports (`int = true` on a link,
+//! [`crate::link::int_stamp`]), whatever the port's queue discipline.
 
 use super::{IntHeader, IntHop};
 use crate::time::Time;

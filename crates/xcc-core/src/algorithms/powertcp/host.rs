@@ -25,10 +25,13 @@
 
 use super::PowerTcpParams;
 use crate::algorithms::int::IntHeader;
+use crate::host::{AckEvent, CongestionEvent, Controller};
 use crate::time::{Dur, Time};
+use crate::wire::CongestionHeader;
 
 /// Which signal the sender measures power from.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum PowerVariant {
     /// PowerTCP: per-hop INT records.
     Int,
@@ -190,6 +193,77 @@ impl PowerTcpSender {
     /// β in bytes.
     pub fn additive_increase_bytes(&self) -> f64 {
         self.beta
+    }
+}
+
+/// PowerTCP or theta-PowerTCP on the shared transport, as HPCC's [`crate::algorithms::hpcc::Hpcc`]:
+/// the window limits the bytes in flight and packets are paced at `W/τ`. PowerTCP's data
+/// packets reserve an INT header of `slots` records and read the echo; theta-PowerTCP's carry
+/// none and read each ACK's RTT sample. Losses leave the window alone (a lossless fabric; the
+/// authors' code has no loss reaction either).
+#[derive(Clone, Debug)]
+pub struct PowerTcp {
+    law: PowerTcpSender,
+    variant: PowerVariant,
+    slots: usize,
+    acked: u64,
+    echo: Option<IntHeader>,
+}
+
+impl PowerTcp {
+    /// A sender of `law`'s variant; `slots` INT records per data packet (PowerTCP only).
+    pub fn new(law: PowerTcpSender, variant: PowerVariant, slots: usize) -> PowerTcp {
+        PowerTcp { law, variant, slots, acked: 0, echo: None }
+    }
+
+    /// The law's state.
+    pub fn law(&self) -> &PowerTcpSender {
+        &self.law
+    }
+}
+
+impl Controller for PowerTcp {
+    fn on_feedback(&mut self, _now: Time, echo: &CongestionHeader) {
+        if let CongestionHeader::Int(h) = echo {
+            self.echo = Some(*h);
+        }
+    }
+
+    fn on_ack(&mut self, now: Time, ack: &AckEvent) {
+        self.acked += ack.newly_acked_bytes;
+        let snd_nxt = self.acked + ack.flight_bytes;
+        match self.variant {
+            PowerVariant::Int => {
+                if let Some(int) = self.echo.take().filter(|h| !h.hops().is_empty()) {
+                    self.law.on_ack_int(self.acked, snd_nxt, &int);
+                }
+            }
+            PowerVariant::Theta => {
+                if let Some(rtt) = ack.rtt_sample {
+                    self.law.on_ack_rtt(now, self.acked, snd_nxt, rtt);
+                }
+            }
+        }
+    }
+
+    fn on_congestion_event(&mut self, _now: Time, _event: CongestionEvent, _flight_size: u64) {}
+
+    fn window_bytes(&self) -> u64 {
+        self.law.window_bytes() as u64
+    }
+
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        Some(self.law.rate_bps())
+    }
+
+    fn stamp(&mut self, _now: Time, hdr: &mut CongestionHeader) {
+        if self.variant == PowerVariant::Int {
+            *hdr = CongestionHeader::Int(IntHeader::new(self.slots).expect("slots checked when the parameters resolved"));
+        }
+    }
+
+    fn is_rate_based(&self) -> bool {
+        true
     }
 }
 

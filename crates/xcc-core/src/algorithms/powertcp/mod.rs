@@ -7,9 +7,17 @@
 
 pub mod host;
 
-pub use host::{PowerTcpSender, PowerVariant};
+pub use host::{PowerTcp, PowerTcpSender, PowerVariant};
+
+use std::num::NonZeroU64;
 
 use serde::{Deserialize, Serialize};
+
+use crate::algorithms::hpcc::{named_check, resolve_path_fields, rtt_and_rate};
+use crate::algorithms::int::IntHeader;
+use crate::host::AnyController;
+use crate::params::{HostContext, HostParams, ParamError};
+use crate::wire::CongestionHeader;
 
 /// PowerTCP's parameters (both variants).
 #[derive(Copy, Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -70,6 +78,101 @@ impl PowerTcpParams {
     }
 }
 
+// ---- `cc = "powertcp"` or `{ kind = "powertcp", variant = "theta", ... }`: the sender.
+
+/// `cc = { kind = "powertcp", ... }` as written: the variant, the law's fields (as
+/// [`PowerTcpParams`]) and the sender's (as HPCC's: `base_rtt`, `line_rate`, `int_slots`).
+#[derive(Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PowerTcpCcSpec {
+    /// `"int"` (PowerTCP, the default) or `"theta"` (theta-PowerTCP, RTTs only, no INT).
+    pub variant: Option<PowerVariant>,
+    pub gamma: Option<f64>,
+    pub eta: Option<f64>,
+    pub beta_bytes: Option<f64>,
+    pub arrival_floor: Option<f64>,
+    pub min_rate_bps: Option<f64>,
+    pub base_rtt: Option<String>,
+    pub line_rate: Option<String>,
+    pub int_slots: Option<u32>,
+}
+
+/// PowerTCP's resolved sender parameters, the variant's defaults applied (kept small: every
+/// flow record of the simulator holds one).
+#[derive(Copy, Clone, Debug, PartialEq, Serialize)]
+pub struct PowerTcpCcParams {
+    pub variant: PowerVariant,
+    pub gamma: f64,
+    pub eta: f64,
+    /// `None`: 150 Mbit/s times τ (τ is known when the sender is built).
+    pub beta_bytes: Option<f64>,
+    pub arrival_floor: f64,
+    pub min_rate_bps: f64,
+    /// τ in ns, when given; otherwise the path's base RTT.
+    pub base_rtt_ns: Option<NonZeroU64>,
+    /// The NIC's rate in bit/s, when given; otherwise the first link's.
+    pub line_rate_bps: Option<NonZeroU64>,
+    /// INT records reserved per data packet (PowerTCP; theta sends none).
+    pub int_slots: u8,
+}
+
+impl HostParams for PowerTcpCcParams {
+    type Spec = PowerTcpCcSpec;
+
+    fn resolve(spec: Option<PowerTcpCcSpec>) -> Result<Self, ParamError> {
+        let s = spec.unwrap_or_default();
+        let d = PowerTcpParams::default();
+        let law = PowerTcpParams {
+            gamma: s.gamma.or(d.gamma),
+            eta: s.eta.or(d.eta),
+            beta_bytes: s.beta_bytes.or(d.beta_bytes),
+            arrival_floor: s.arrival_floor.unwrap_or(d.arrival_floor),
+            min_rate_bps: s.min_rate_bps.unwrap_or(d.min_rate_bps),
+        };
+        law.check().map_err(|e| named_check(e, "powertcp."))?;
+        let (base_rtt_ns, line_rate_bps, int_slots) = resolve_path_fields(&s.base_rtt, &s.line_rate, s.int_slots)?;
+        let variant = s.variant.unwrap_or(PowerVariant::Int);
+        let (gamma, eta) = match variant {
+            PowerVariant::Int => (law.gamma.unwrap_or(0.9), law.eta.unwrap_or(0.95)),
+            PowerVariant::Theta => (law.gamma.unwrap_or(0.7), law.eta.unwrap_or(1.05)),
+        };
+        Ok(PowerTcpCcParams {
+            variant,
+            gamma,
+            eta,
+            beta_bytes: law.beta_bytes,
+            arrival_floor: law.arrival_floor,
+            min_rate_bps: law.min_rate_bps,
+            base_rtt_ns,
+            line_rate_bps,
+            int_slots,
+        })
+    }
+
+    fn controller(&self, t: &HostContext) -> AnyController {
+        let (rtt, rate) = rtt_and_rate(self.base_rtt_ns, self.line_rate_bps, t);
+        let params = PowerTcpParams {
+            gamma: Some(self.gamma),
+            eta: Some(self.eta),
+            beta_bytes: self.beta_bytes,
+            arrival_floor: self.arrival_floor,
+            min_rate_bps: self.min_rate_bps,
+        };
+        let law = PowerTcpSender::new(self.variant, params, rate, rtt).expect("parameters checked when resolved");
+        AnyController::PowerTcp(PowerTcp::new(law, self.variant, self.int_slots as usize))
+    }
+
+    /// PowerTCP: an INT header of `int_slots` records; theta-PowerTCP: none.
+    fn shim(&self) -> CongestionHeader {
+        match self.variant {
+            PowerVariant::Int => {
+                CongestionHeader::Int(IntHeader::new(self.int_slots as usize).expect("int_slots checked when resolved"))
+            }
+            PowerVariant::Theta => CongestionHeader::None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +187,17 @@ mod tests {
         bad(PowerTcpParams { arrival_floor: 2.0, ..Default::default() }, "powertcp.arrival_floor");
         bad(PowerTcpParams { min_rate_bps: 0.0, ..Default::default() }, "powertcp.min_rate_bps");
         assert!(serde_json::from_str::<PowerTcpParams>(r#"{"gama": 0.9}"#).is_err());
+    }
+
+    #[test]
+    fn the_scenario_entry_picks_the_variant_and_its_header() {
+        let p = PowerTcpCcParams::resolve(None).unwrap();
+        assert_eq!((p.variant, p.int_slots, p.shim().wire_len()), (PowerVariant::Int, 5, 84));
+        let theta: PowerTcpCcSpec = serde_json::from_str(r#"{"variant": "theta", "gamma": 0.8}"#).unwrap();
+        let p = PowerTcpCcParams::resolve(Some(theta)).unwrap();
+        assert_eq!((p.variant, p.gamma, p.eta, p.shim()), (PowerVariant::Theta, 0.8, 1.05, CongestionHeader::None));
+        assert!(serde_json::from_str::<PowerTcpCcSpec>(r#"{"variant": "delta"}"#).is_err());
+        let bad = PowerTcpCcSpec { arrival_floor: Some(2.0), ..Default::default() };
+        assert_eq!(PowerTcpCcParams::resolve(Some(bad)).unwrap_err().field, "arrival_floor");
     }
 }
