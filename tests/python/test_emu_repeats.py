@@ -1,9 +1,16 @@
 """Issue 34, item 5: real-packet reports judged over repeated runs on 95 % intervals (the
-mice reports' agreement with the simulator, markmax-s1's orderings). No root needed."""
+mice reports' agreement with the simulator, markmax-s1's orderings, seed 002's comparisons,
+the shared rule of :mod:`xcclab.reproduce.common.repeats`). No root needed: the real-packet
+runner is replaced by the simulator where a whole report is run."""
 
 from __future__ import annotations
 
-from xcclab.claims import Estimate, estimate
+import json
+
+import pytest
+
+from xcclab.claims import Estimate, Point, Quote, estimate
+from xcclab.reproduce.common import repeats
 from xcclab.reproduce.markmax import markmax_s1_emu as mm
 from xcclab.reproduce.mice import mice_emu
 
@@ -57,4 +64,89 @@ def test_markmax_orderings_are_judged_on_the_intervals():
     assert score(by_id["J MM-B above DT (ratio 7)"]).status == "holds"
     assert score(by_id["J MM-T above DT (ratio 7)"]).status == "inconclusive"
     assert score(by_id["mean queue MM-B above DT (ratio 7)"]).status == "holds"
-    assert mm.RUNS >= 5 and mice_emu.RUNS >= 5
+    assert mm.RUNS >= 5 and repeats.runs_for(quick=False) >= 5
+
+
+def _point(value: float) -> Point:
+    return Point("x", Quote("q", "w"), "m", value, value=10.0, precision="table")
+
+
+def test_claims_over_runs_judge_the_interval_by_the_scorers_rule():
+    """Inside the band: holds; outside: fails; across an edge: inconclusive (the rule of the
+    seeded cells, xcclab.claims), with n = the number of runs that measured the claim."""
+    from xcclab.claims import score
+
+    def judged(values):
+        runs = [{"v": v} for v in values]
+        (c,) = repeats.claims_over_runs(lambda m: [_point(m["measured"]["v"])], runs)
+        return score(c)
+
+    inside = judged([9.9, 10.0, 10.1, 10.0, 9.95])
+    assert inside.status == "holds" and inside.ours.n == 5
+    assert judged([20.0, 20.5, 19.5, 20.2, 19.8]).status == "fails"
+    # Every run's value lies inside the band, yet the interval over the five reaches past it.
+    band_lo, band_hi = _point(10.0).band()
+    straddling = judged([band_lo + 0.01, band_hi - 0.01, 10.0, band_lo + 0.02, band_hi - 0.02])
+    assert straddling.ours.lo < band_lo or straddling.ours.hi > band_hi
+    assert straddling.status == "inconclusive"
+    # A run that did not measure the claim leaves it out of n.
+    (c,) = repeats.claims_over_runs(
+        lambda m: [_point(m["measured"]["v"])], [{"v": 10.0}, {"v": float("nan")}, {"v": 10.0}]
+    )
+    assert c.ours.n == 2
+
+
+def test_agreement_of_two_stacks_on_intervals():
+    assert repeats.judge_difference(Estimate(1.0, 0.99, 1.01, 5), 0.05) == "fails"
+    assert repeats.judge_difference(Estimate(0.01, -0.02, 0.03, 5), 0.05) == "holds"
+    assert repeats.judge_difference(Estimate(0.2, 0.1, 0.3, 5), 0.05) == "fails"
+    assert repeats.judge_difference(Estimate(0.04, 0.0, 0.08, 5), 0.05) == "inconclusive"
+    d = repeats.difference_interval(Estimate(5.0, 4.0, 6.0, 5), Estimate(3.0, 3.0, 3.0, 1))
+    assert (d.mean, d.lo, d.hi, d.n) == (2.0, 1.0, 3.0, 5)
+
+
+def test_xcc_emu_report_judges_every_real_claim_over_the_full_number_of_runs(tmp_path, monkeypatch):
+    """xcc-rtt-fairness --emu with the emulator replaced by the simulator (the real run's
+    seed as its seed): the report runs each protocol runs_for(quick=False) times on each side
+    and every measured claim carries that n, simulated and real."""
+    import xcclab
+    import xcclab.emu as emu
+    from xcclab.reproduce.xcc import emu_common
+    from xcclab.reproduce.xcc import xcc_rtt_fairness_emu as rfe
+
+    calls = []
+
+    def fake_emulate(sc, seed=None, out=None, **_kw):
+        calls.append(seed)
+        res = xcclab.run(sc, seed=seed, progress=False)
+        if out is not None:
+            res.save(out)
+        return res
+
+    monkeypatch.setattr(emu, "emulate", fake_emulate)
+    monkeypatch.setattr(emu, "preflight", lambda _sc: None)
+    monkeypatch.setattr(emu_common, "QUICK_SCALE", 0.05)  # 2 s runs: seconds in all
+    monkeypatch.setattr(emu_common, "runs_for", lambda quick: repeats.runs_for(False))
+    rfe.run_rtt_fairness_emu(tmp_path, quick=True, only=["xcp"])
+    n = repeats.runs_for(False)
+    assert calls == list(range(1, n + 1))
+    m = json.loads((tmp_path / "emu" / "metrics.json").read_text())
+    assert m["runs_per_cell"] == n and len(m["real_runs"]["xcp"]) == n
+    numeric = [r for r in m["claims_sim_real"] if r["real"] and r["real"]["interval"]]
+    assert numeric and all(r["real"]["interval"]["n"] == n for r in numeric)
+    assert all(r["sim"]["interval"]["n"] == n for r in numeric)
+    # The fake real runs are the simulated ones, seed for seed: the same interval on both
+    # sides, so the difference straddles zero and is within any bound wider than its spread.
+    for r in numeric:
+        assert r["real"]["interval"] == r["sim"]["interval"]
+        assert r["difference"] == pytest.approx(0.0)
+    assert sorted(p.name for p in (tmp_path / "emu" / "runs").iterdir()) == sorted(
+        [f"xcp-emu-{i}" for i in range(1, n + 1)] + [f"xcp-sim-{i}" for i in range(1, n + 1)]
+    )
+    report = (tmp_path / "emu" / "report.md").read_text()
+    assert f"(n = {n})" in report and "load (1 min) before / after" in report
+
+
+@pytest.mark.parametrize("quick, at_least", [(False, 5), (True, 2)])
+def test_runs_per_real_packet_cell(quick, at_least):
+    assert repeats.runs_for(quick) >= at_least
