@@ -150,3 +150,40 @@ def test_xcc_emu_report_judges_every_real_claim_over_the_full_number_of_runs(tmp
 @pytest.mark.parametrize("quick, at_least", [(False, 5), (True, 2)])
 def test_runs_per_real_packet_cell(quick, at_least):
     assert repeats.runs_for(quick) >= at_least
+
+
+@pytest.mark.slow  # fifteen simulated runs and a fluid model: about a minute on a loaded machine
+def test_maxnet_cbr_stacks_judge_every_stack_over_the_full_number_of_runs(tmp_path, monkeypatch):
+    """maxnet-cbr --stack with the real stacks replaced by the simulator: every stack runs
+    runs_for(quick=False) times with seeds 1..n, and every measured claim and every
+    real-against-simulated row carries that n."""
+    from xcclab.reproduce.maxnet import maxnet_cbr as base
+    from xcclab.reproduce.maxnet import maxnet_cbr_stacks as st
+
+    simulate = st.run_stack
+    seeds = []
+
+    def fake(stack, scale, seed=1):
+        seeds.append((stack, seed))
+        return simulate("sim", scale, seed)
+
+    monkeypatch.setattr(st, "run_stack", fake)
+    monkeypatch.setattr(base, "QUICK_SCALE", 0.1)  # 3 s runs
+    monkeypatch.setattr(st, "runs_for", lambda quick: repeats.runs_for(False))
+    st.run(tmp_path, quick=True)
+    n = repeats.runs_for(False)
+    assert seeds == [(s, i) for s in st.STACKS for i in range(1, n + 1)]
+    m = json.loads((tmp_path / "metrics.json").read_text())
+    assert {s: len(r) for s, r in m["runs"].items()} == dict.fromkeys(st.STACKS, n)
+    for stack, claims in m["claims"].items():
+        measured = [c for c in claims if c["ours"] is not None]
+        # A time the short runs never reach is missing from some runs: n counts the others.
+        assert measured and all(1 <= c["ours"]["n"] <= n for c in measured), stack
+        by_id = {c["id"]: c for c in measured}
+        assert by_id["utilisation before the CBR"]["ours"]["n"] == n, stack
+    gap = m["real_vs_sim"][0]
+    assert gap["interval"]["kernel"]["n"] == n and gap["sim_interval"]["n"] == n
+    # The fake real runs are the simulated ones: the difference straddles zero.
+    assert gap["status"]["kernel"] in ("holds", "inconclusive")
+    report = (tmp_path / "report.md").read_text()
+    assert f"(n = {n})" in report and "[kernel #5](runs/kernel-5/run.json)" in report

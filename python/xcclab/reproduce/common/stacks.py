@@ -134,20 +134,27 @@ class SimGap:
     #: each real stack's value in every run (the interval's data); a stack without runs here
     #: is its one value in ``real``
     runs: Mapping[str, Sequence[float | None]] = field(default_factory=dict)
+    #: the simulator's value in every run (seeds 1..n); empty: its one value ``sim``
+    sim_runs: Sequence[float | None] = ()
 
     def interval(self, stack: str) -> Estimate | None:
         """The stack's mean and 95 % interval over its runs (one run: a point)."""
-        values = [v for v in self.runs.get(stack) or [self.real.get(stack)] if v is not None]
-        e = estimate([v for v in values if math.isfinite(v)])
-        return e if e.n else None
+        return _over(self.runs.get(stack) or [self.real.get(stack)])
+
+    def sim_interval(self) -> Estimate | None:
+        """The simulator's mean and 95 % interval over its runs (one run: a point)."""
+        return _over(self.sim_runs or [self.sim])
+
+    def _difference(self, stack: str) -> Estimate | None:
+        e, s = self.interval(stack), self.sim_interval()
+        return None if e is None or s is None else difference_interval(e, s)
 
     def status(self, stack: str) -> str | None:
-        """real - simulated against the bound on the stack's interval (the scorer's rule):
+        """real - simulated against the bound on the intervals (the scorer's rule):
         "holds", "fails", "inconclusive"; None when either side is missing."""
-        e = self.interval(stack)
-        if e is None or self.sim is None or not math.isfinite(self.sim):
+        d = self._difference(stack)
+        if d is None or self.sim is None:
             return None
-        d = difference_interval(e, Estimate(self.sim, self.sim, self.sim, 1))
         if self.relative:
             if not self.sim:
                 return None
@@ -176,10 +183,9 @@ class SimGap:
     def diff_text(self, stack: str, digits: int = 2) -> str:
         """The difference of the means and, over several runs, its interval, with the
         verdict of :meth:`status` (within, outside, inconclusive)."""
-        e = self.interval(stack)
-        if e is None or self.sim is None or not math.isfinite(self.sim):
+        d = self._difference(stack)
+        if d is None or self.sim is None:
             return "n/a"
-        d = difference_interval(e, Estimate(self.sim, self.sim, self.sim, 1))
         if self.relative:
             if not self.sim:
                 return "n/a"
@@ -202,6 +208,10 @@ class SimGap:
             "diff": {s: self.diff(s) for s in self.real},
             "within": {s: self.within(s) for s in self.real},
             "runs": {s: list(v) for s, v in self.runs.items()},
+            "sim_runs": list(self.sim_runs),
+            "sim_interval": (
+                None if self.sim_interval() is None else self.sim_interval().to_json()  # type: ignore[union-attr]
+            ),
             "interval": {
                 s: (None if self.interval(s) is None else self.interval(s).to_json())  # type: ignore[union-attr]
                 for s in self.real
@@ -221,7 +231,7 @@ def gap_rows(
         rows.append(
             [
                 _cell(f"{g.quantity} ({g.unit})" if g.unit else g.quantity),
-                _num(g.sim, digits),
+                _interval_text(g.sim_interval(), digits),
                 *(_interval_text(g.interval(s), digits) for s in stacks),
                 g.bound_text(),
                 *(g.diff_text(s, digits) for s in stacks),
@@ -234,6 +244,11 @@ def gap_summary(gaps: Sequence[SimGap], stack: str) -> tuple[int, int]:
     """(within the bound on the runs' interval, measured) over ``gaps`` for ``stack``."""
     judged = [g.status(stack) for g in gaps]
     return sum(1 for w in judged if w == "holds"), sum(1 for w in judged if w is not None)
+
+
+def _over(values: Sequence[float | None]) -> Estimate | None:
+    e = estimate([v for v in values if v is not None and math.isfinite(v)])
+    return e if e.n else None
 
 
 def _interval_text(e: Estimate | None, digits: int) -> str:

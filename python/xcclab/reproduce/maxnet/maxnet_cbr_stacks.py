@@ -16,12 +16,12 @@ stack by the one scorer; each real stack is also compared with the simulator, nu
 against a bound stated here (:data:`SIM_BOUNDS`). ``--stack`` names the stack the report leads
 with; all three run either way.
 
-Repeats (issues 31 and 34): each real stack runs :func:`~..common.repeats.runs_for` times (5; 2
-at ``--quick``) and its claims and its agreements with the simulator are judged on the mean and
-95 % interval over those runs, by the scorer's rule (holds inside, fails outside, inconclusive
-across an edge). The scenario draws nothing at random (one flow, a constant-rate CBR), so the
-simulator runs once (every seed gives the same bytes) and what varies between the real runs is
-the machine's own timing.
+Repeats (issues 31 and 34): every stack runs :func:`~..common.repeats.runs_for` times (5; 2 at
+``--quick``) with seeds 1..n, and its claims and the agreements of the real stacks with the
+simulator are judged on the mean and 95 % interval over those runs, by the scorer's rule (holds
+inside, fails outside, inconclusive across an edge). The seed draws the phase of the MaxNet
+router's price update (``crates/xcc-core/src/algorithms/maxnet/mod.rs``), the scenario's only
+random draw; the real runs vary besides with the machine's own timing.
 """
 
 from __future__ import annotations
@@ -92,10 +92,11 @@ def scenario_dict(scale: float, stack: str) -> dict[str, Any]:
     return d
 
 
-def run_stack(stack: str, scale: float) -> Any:
+def run_stack(stack: str, scale: float, seed: int = 1) -> Any:
     import xcclab
 
     data = scenario_dict(scale, stack)
+    data["seed"] = seed
     if stack == "sim":
         return xcclab.run(data, progress=False)
     from ...kernel.emu import run_emu
@@ -188,7 +189,12 @@ def sim_gaps(
                 {
                     s: [None if m.get(key) is None else float(m[key]) * k for m in rs]
                     for s, rs in (runs or {}).items()
+                    if s in REAL
                 },
+                [
+                    None if m.get(key) is None else float(m[key]) * k
+                    for m in (runs or {}).get("sim", [])
+                ],
             )
         )
     return out
@@ -218,26 +224,25 @@ def run(
         failures: dict[str, list[str]] = {}
         runs: dict[str, list[dict[str, Any]]] = {}  # each real stack's measurements, per run
         for s in STACKS:
-            if s == "sim":
-                log(f"{ID} --stack {s}: {base.T_F_S * scale:g} s")
-                results[s] = run_stack(s, scale)
-                results[s].save(tmp / "runs" / s)
-                continue
             for i in range(1, n_runs + 1):
-                log(f"{ID} --stack {s}: {base.T_F_S * scale:g} s, run {i}/{n_runs}")
+                log(f"{ID} --stack {s}: {base.T_F_S * scale:g} s, run {i}/{n_runs} (seed {i})")
                 load = load_1min()
-                result, failed = run_real(lambda s=s: run_stack(s, scale), log=log)
-                if failed:
-                    failures[f"{s} run {i}"] = failed
+                if s == "sim":
+                    result = run_stack(s, scale, i)
+                else:
+                    result, failed = run_real(lambda s=s, i=i: run_stack(s, scale, i), log=log)
+                    if failed:
+                        failures[f"{s} run {i}"] = failed
                 if result is None:
                     continue
                 result.save(tmp / "runs" / f"{s}-{i}")
                 m = measure_stack(result, scale, fluid)
-                m.update(run=i, run_dir=f"runs/{s}-{i}", load_1min=[load, load_1min()])
+                m.update(run=i, run_dir=f"runs/{s}-{i}")
+                if s != "sim":
+                    m["load_1min"] = [load, load_1min()]
                 runs.setdefault(s, []).append(m)
                 results.setdefault(s, result)
-        measured = {s: (runs[s][0] if s in runs else measure_stack(r, scale, fluid))
-                    for s, r in results.items()}  # fmt: skip
+        measured = {s: runs[s][0] for s in results}
         judged = score_stacks(base.claims, measured, runs)
         gaps = sim_gaps(measured, runs)
         figures = _figures(tmp, results, scale, stack)
@@ -247,7 +252,7 @@ def run(
             title=TITLE,
             quick=quick,
             runs_per_cell=n_runs,
-            variation="the machine's timing (the scenario draws nothing at random)",
+            variation="seeds 1..n (the phase of MaxNet's price update), and the machine's timing",
             measured=measured,
             runs=runs,
             claims={s: [x.to_json() for x in judged[s][0]] for s in measured},
@@ -431,9 +436,9 @@ def _report(
                 _num(m["peak_queue_bytes"] / 1e6, 2),
                 f"{_num(m.get('router_lateness_p99_us'), 0)} / "
                 f"{_num(m.get('router_lateness_max_us'), 0)}",
-                " / ".join(_num(x, 1) for x in m["load_1min"]),
+                " / ".join(_num(x, 1) for x in m["load_1min"]) if "load_1min" in m else "-",
             ]
-            for s in REAL
+            for s in ("sim", *REAL)
             for m in runs.get(s, [])
         ],
     )

@@ -10,12 +10,13 @@ side: per interval the active flows' rates over its last 10 s against each other
 the max-min oracle (a reference, not the paper's), and the paper's claims of the simulated
 report (``maxnet_two_link.claims``) judged on each by the one scorer.
 
-Repeats (issues 31 and 34): the real stack runs :func:`~..common.repeats.runs_for` times (5; 2
-at ``--quick``) and its claims, references and agreements with the simulator are judged on the
-mean and 95 % interval over those runs, by the scorer's rule (holds inside, fails outside,
-inconclusive across an edge). The scenario draws nothing at random (six flows with fixed start
-and stop times), so the simulator runs once and what varies between the real runs is the
-machine's own timing.
+Repeats (issues 31 and 34): the real stack and the simulator each run
+:func:`~..common.repeats.runs_for` times (5; 2 at ``--quick``) with seeds 1..n, and the claims,
+references and agreements of real with simulated are judged on the mean and 95 % interval over
+those runs, by the scorer's rule (holds inside, fails outside, inconclusive across an edge). The
+seed draws the phase of each MaxNet router's price update
+(``crates/xcc-core/src/algorithms/maxnet/mod.rs``), the scenario's only random draw; the real
+runs vary besides with the machine's own timing.
 """
 
 from __future__ import annotations
@@ -71,14 +72,17 @@ def scenario_dict(scale: float, stack: str) -> dict[str, Any]:
     return d
 
 
-def run_stack(stack: str, scale: float) -> Any:
+def run_stack(stack: str, scale: float, seed: int = 1) -> Any:
+    """One run of the scenario on ``stack`` with ``seed``."""
     import xcclab
 
     if stack == "sim":
-        return xcclab.run(base.scenario(scale), progress=False)
+        return xcclab.run(base.scenario(scale), seed=seed, progress=False)
     from ...kernel.emu import run_emu
 
-    return run_emu(scenario_dict(scale, stack), stack)
+    data = scenario_dict(scale, stack)
+    data["seed"] = seed
+    return run_emu(data, stack)
 
 
 def measure_stack(result: Any, scale: float) -> dict[str, Any]:
@@ -171,10 +175,12 @@ def sim_gaps(
     sim = measured["sim"]
     reals = (runs or {}).get(real) or [measured[real]]
 
+    sims = (runs or {}).get("sim") or []
+
     def gap(quantity, unit, sim_value, of, bound, relative=False) -> SimGap:
         values = [of(m) for m in reals]
         return SimGap(quantity, unit, sim_value, {real: values[0]}, bound, relative,
-                      {real: values})  # fmt: skip
+                      {real: values}, [of(m) for m in sims])  # fmt: skip
 
     def cell_rate(m: dict[str, Any], c: dict[str, Any]) -> float | None:
         key = (tuple(c["interval"]), c["flow"])
@@ -214,21 +220,23 @@ def interval_rows(
     runs: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[list[str]]:
     """Per interval and active flow: the oracle's rate, the simulated and the real one (Mbit/s,
-    last 10 s of the interval; real: the mean over its ``runs`` where given), each as a share
+    last 10 s of the interval; the mean over each side's ``runs`` where given), each as a share
     of the oracle's with the reference's verdict (on the runs' interval)."""
     verdicts = {
         s: {x.claim.id: x.status for x in judged[s][0] if x.claim.kind == "reference"}
         for s in ("sim", real)
         if s in judged
     }
-    cells = {(tuple(c["interval"]), c["flow"]): c for c in measured.get(real, {}).get("cells", [])}
-    many = (runs or {}).get(real) or []
-    if len(many) > 1:
+
+    def mean_cells(stack: str) -> dict[Any, dict[str, float]]:
+        many = (runs or {}).get(stack) or [measured.get(stack, {})]
         by_key: dict[Any, list[float]] = {}
         for m in many:
-            for c in m["cells"]:
+            for c in m.get("cells", []):
                 by_key.setdefault((tuple(c["interval"]), c["flow"]), []).append(c["ours_bps"])
-        cells = {k: {"ours_bps": sum(v) / len(v)} for k, v in by_key.items()}
+        return {k: {"ours_bps": sum(v) / len(v)} for k, v in by_key.items()}
+
+    cells, sim_cells = mean_cells(real), mean_cells("sim")
     rows = []
     for c in measured["sim"]["cells"]:
         a, b = c["interval"]
@@ -236,7 +244,8 @@ def interval_rows(
         rc = cells.get((tuple(c["interval"]), c["flow"]))
         want = c["maxmin_bps"]
         row = [f"{a}-{b} s", c["flow"], fmt(want / 1e6, 1)]
-        for s, cell in (("sim", c), (real, rc)):
+        sc = sim_cells.get((tuple(c["interval"]), c["flow"]), c)
+        for s, cell in (("sim", sc), (real, rc)):
             if cell is None:
                 row += ["n/a", "n/a"]
                 continue
@@ -271,7 +280,7 @@ def run(
         for i in range(1, n_runs + 1):
             log(f"{ID} --stack {stack}: {120 * scale:g} s, run {i}/{n_runs}")
             load = load_1min()
-            result, failed = run_real(lambda: run_stack(stack, scale), log=log)
+            result, failed = run_real(lambda i=i: run_stack(stack, scale, i), log=log)
             if failed:
                 failures[f"{stack} run {i}"] = failed
             if result is None:
@@ -281,11 +290,16 @@ def run(
             m.update(run=i, run_dir=f"runs/{stack}-{i}", load_1min=[load, load_1min()])
             runs.setdefault(stack, []).append(m)
             results.setdefault(stack, result)
-        log(f"{ID} simulated: {120 * scale:g} s")
-        results["sim"] = run_stack("sim", scale)
-        results["sim"].save(tmp / "runs" / "sim")
+        for i in range(1, n_runs + 1):
+            log(f"{ID} simulated: {120 * scale:g} s, seed {i}")
+            result = run_stack("sim", scale, i)
+            result.save(tmp / "runs" / f"sim-{i}")
+            m = measure_stack(result, scale)
+            m.update(run=i, run_dir=f"runs/sim-{i}")
+            runs.setdefault("sim", []).append(m)
+            results.setdefault("sim", result)
         order = tuple(s for s in ("sim", stack) if s in results)
-        measured = {"sim": measure_stack(results["sim"], scale)}
+        measured = {"sim": runs["sim"][0]}
         if stack in runs:
             measured[stack] = runs[stack][0]
         judged = score_stacks(base.claims, measured, runs)
@@ -297,7 +311,7 @@ def run(
             title=TITLE,
             quick=quick,
             runs_per_cell=n_runs,
-            variation="the machine's timing (the scenario draws nothing at random)",
+            variation="seeds 1..n (the phase of MaxNet's price updates), and the machine's timing",
             measured={s: measured[s] for s in order},
             runs=runs,
             claims={s: [x.to_json() for x in judged[s][0]] for s in order},

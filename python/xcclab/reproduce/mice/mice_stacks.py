@@ -9,11 +9,12 @@ the same SYN / SYN-ACK), and in the simulator (``sim``). The sim and UDP runs us
 (IP/UDP, shim and segment headers fit 1500 B, as :mod:`.mice_emu`); Linux TCP sends 1448 B per
 segment.
 
-Repeats (issues 31 and 34): each real stack runs :func:`~..common.repeats.runs_for` times (5; 2
-at ``--quick``) and its figures are given as mean and 95 % interval over the runs
-(:func:`xcclab.claims.estimate`). MaxNet's scenario draws nothing at random (the transactions
-are evenly spaced, MaxNet's router has no random drop), so the simulator runs once and what
-varies between the real runs is the machine's own timing.
+Repeats (issues 31 and 34): every stack runs :func:`~..common.repeats.runs_for` times (5; 2 at
+``--quick``) with seeds 1..n, and its figures are given as mean and 95 % interval over the runs
+(:func:`xcclab.claims.estimate`). The transactions are evenly spaced and MaxNet's router drops
+nothing at random; the seed draws the phase of its price update
+(``crates/xcc-core/src/algorithms/maxnet/mod.rs``), and the real runs vary besides with the
+machine's own timing.
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ STACKS = ("kernel", "udp", "sim")
 EXPERIMENTS = {e: CASES[e] for e in ("mice-http-200", "mice-http-50")}
 
 
-def run_stack(stack: str, k: int, rate: str, scale: float) -> Any:
+def run_stack(stack: str, k: int, rate: str, scale: float, seed: int = 1) -> Any:
+    """One run of MaxNet's mice scenario on ``stack`` with ``seed``."""
     import xcclab
 
     sc = scenario("maxnet", k, rate, scale, maxnet_transport=MAXNET_TRANSPORT)
+    sc.seed = seed
     if stack == "sim":
         return xcclab.run(sc, progress=False)
     from ...kernel.emu import run_emu
@@ -98,11 +101,11 @@ def run_mice_stacks(
         measured: dict[str, dict[str, Any]] = {}  # the simulated run, each real stack's first
         every: dict[str, list[dict[str, Any]]] = {}
         for s in STACKS:
-            for i in range(1, (1 if s == "sim" else n_runs) + 1):
-                log(f"{experiment} --stack {s}: MaxNet, K = {k}, {T_F_S * scale:g} s, run {i}")
+            for i in range(1, n_runs + 1):
+                log(f"{experiment} --stack {s}: MaxNet, K = {k}, {T_F_S * scale:g} s, seed {i}")
                 load = load_1min()
-                result = run_stack(s, k, rate, scale)
-                run_dir = f"runs/{s}" if s == "sim" else f"runs/{s}-{i}"
+                result = run_stack(s, k, rate, scale, i)
+                run_dir = f"runs/{s}-{i}"
                 result.save(tmp / run_dir)
                 m = measure(result, scale)
                 m.update(price_and_rtt(result, rate, scale))
@@ -120,7 +123,7 @@ def run_mice_stacks(
             quick=quick,
             comparisons=[],
             runs_per_cell=n_runs,
-            variation="the machine's timing (the scenario draws nothing at random)",
+            variation="seeds 1..n (the phase of MaxNet's price update), and the machine's timing",
             measured=without_response_times(measured),
             repeated={s: {q: e.to_json() for q, e in v.items()} for s, v in repeated.items()},
             every_run={s: without_response_times(dict(enumerate(v))) for s, v in every.items()},
