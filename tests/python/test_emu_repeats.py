@@ -187,3 +187,28 @@ def test_maxnet_cbr_stacks_judge_every_stack_over_the_full_number_of_runs(tmp_pa
     assert gap["status"]["kernel"] in ("holds", "inconclusive")
     report = (tmp_path / "report.md").read_text()
     assert f"(n = {n})" in report and "[kernel #5](runs/kernel-5/run.json)" in report
+
+
+@pytest.mark.slow  # eight simulated mice runs of 30 s
+def test_mice_emu_report_tables_every_run_with_its_load(tmp_path, monkeypatch):
+    """mice-http-50 --emu --quick with the emulator replaced by the simulator: every stack
+    runs runs_for(quick) times on each side, the agreement is judged on intervals of that n and
+    the report tables every run with the machine's load."""
+    import xcclab
+    import xcclab.emu as emu
+
+    def fake_emulate(sc, seed=None, out=None, **_kw):
+        res = xcclab.run(sc, seed=seed, progress=False)
+        if out is not None:
+            res.save(out)
+        return res
+
+    monkeypatch.setattr(emu, "emulate", fake_emulate)
+    monkeypatch.setattr(emu, "preflight", lambda _sc: None)
+    mice_emu.HTTP_50.run(tmp_path, quick=True)
+    n = repeats.runs_for(True)
+    m = json.loads((tmp_path / "emu" / "metrics.json").read_text())
+    assert m["runs_per_stack"] == n
+    assert all(a["median_diff_s"]["n"] == n for a in m["agreement"].values())
+    report = (tmp_path / "emu" / "report.md").read_text()
+    assert "load (1 min) before / after" in report and f"reno-red/emu #{n}" in report
