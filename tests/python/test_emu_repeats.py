@@ -212,3 +212,26 @@ def test_mice_emu_report_tables_every_run_with_its_load(tmp_path, monkeypatch):
     assert all(a["median_diff_s"]["n"] == n for a in m["agreement"].values())
     report = (tmp_path / "emu" / "report.md").read_text()
     assert "load (1 min) before / after" in report and f"reno-red/emu #{n}" in report
+
+
+@pytest.mark.slow  # six simulated mice runs of 30 s
+def test_mice_stacks_report_gives_every_stack_over_its_runs(tmp_path, monkeypatch):
+    """mice-http-200 --stack kernel --quick with the real stacks replaced by the simulator:
+    each stack runs runs_for(quick) times with seeds 1..n, summarised with that n."""
+    from xcclab.reproduce.mice import mice_stacks as ms
+
+    simulate = ms.run_stack
+    seeds = []
+
+    def fake(stack, k, rate, scale, seed=1):
+        seeds.append((stack, seed))
+        return simulate("sim", k, rate, scale, seed)
+
+    monkeypatch.setattr(ms, "run_stack", fake)
+    ms.run(tmp_path, quick=True, stack="kernel")
+    n = repeats.runs_for(True)
+    assert seeds == [(s, i) for s in ms.STACKS for i in range(1, n + 1)]
+    m = json.loads((tmp_path / "metrics.json").read_text())
+    assert all(v["share_within_135ms"]["n"] == n for v in m["repeated"].values())
+    report = (tmp_path / "report.md").read_text()
+    assert f"[kernel #{n}](runs/kernel-{n}/run.json)" in report
