@@ -576,7 +576,7 @@ def _side(side: dict[str, Any] | None, unit: str) -> tuple[str, str]:
         return side["observed"], side["verdict"]
     ci = side.get("interval")
     if ci and ci["n"] > 1:
-        digits = 0 if unit == "packets" else 3
+        digits = 4 if unit == "packets" else 3  # significant digits (claims._num)
         e = Estimate(ci["mean"], *(math.nan if x is None else x for x in ci["ci95"]), ci["n"])
         return f"{e.text(digits)}{f' {unit}' if unit else ''} (n = {e.n})", side["verdict"]
     return _num(side["ours"], unit), side["verdict"]
