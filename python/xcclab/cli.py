@@ -3,7 +3,8 @@
     xcc run SCENARIO --out DIR [--seed N] [--no-series] [--pcap a->b]
                                                           simulate, write a run directory
     xcc validate SCENARIO                                 check a scenario file
-    xcc plot DIR [--smooth TIME]                          draw rates, cwnd, queues (PNG, SVG)
+    xcc plot DIR [--smooth TIME]                          draw rates, cwnd, queues (PNG, SVG);
+                                                          a [workload] run: FCT slowdown, queue CDF
     xcc list                                              algorithms and experiments
     xcc reproduce ID --out DIR [--quick] [--emu | --stack S] | --list   reproduce a paper experiment
     xcc reproduce ID --write-scenarios DIR                write its scenario files
@@ -19,7 +20,7 @@
                                                           metric vs swept parameters, CI over seeds
     xcc emu SCENARIO --out DIR [--seed N] [--stack udp|kernel] | --cleanup
                                                           real packets: namespaces + TUN router
-    xcc compare SCENARIO [--out DIR]                      simulated vs emulated, differences
+    xcc compare SCENARIO [--out DIR] [--stack udp|kernel] simulated vs emulated, differences
     xcc kernel load|unload|status|build [--cgroup NAME]   MaxNet TCP in the kernel (docs/kernel.md)
     xcc view PATH [--out FILE] [--no-open]               a run, compare, sweep or index as one
                                                           self-contained HTML page (docs/view.md)
@@ -112,9 +113,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
         smooth = time_value(args.smooth)
         if smooth is None or smooth <= 0:
             raise ScenarioError(f'--smooth: expected a time like "200ms", got {args.smooth!r}')
-    for path in plot_run(
-        RunResult.load(Path(args.dir)), args.out, formats=tuple(args.format), smooth=smooth
-    ):
+    from .plot_datacenter import has_datacenter_tables, plot_datacenter
+
+    run = RunResult.load(Path(args.dir))
+    paths = []
+    datacenter = has_datacenter_tables(run)
+    # A workload run draws its slowdown and queue figures; its time series only if it has any.
+    if not datacenter or run.flow_series.height or run.link_series.height:
+        paths += plot_run(run, args.out, formats=tuple(args.format), smooth=smooth)
+    if datacenter:
+        paths += plot_datacenter(run, args.out, formats=tuple(args.format))
+    for path in paths:
         print(path)
     return 0
 
@@ -448,12 +457,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from ._interrupt import run_interruptible
 
     out = Path(args.out) if args.out else None
-    text = run_interruptible(_compare, args.scenario, out)
+    text = run_interruptible(_compare, args.scenario, out, args.stack)
     print(text)
     return 0
 
 
-def _compare(scenario: str, out: Path | None) -> str:
+def _compare(scenario: str, out: Path | None, stack: str = "udp") -> str:
     """Every precondition of the real half first, then both halves in memory, then the whole
     output directory at once (nothing is written when either half fails)."""
     from ._fsutil import atomic_dir
@@ -461,9 +470,9 @@ def _compare(scenario: str, out: Path | None) -> str:
     from .emu import emulate, preflight
     from .results import run
 
-    preflight(scenario)
+    preflight(scenario, stack=stack)
     sim = run(scenario)
-    emu = emulate(scenario)
+    emu = emulate(scenario, stack=stack)
     _warn_fidelity(emu)
     d = differences(sim, emu)
     text = render(d)
@@ -540,6 +549,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="simulate and emulate a scenario, report the differences")
     p.add_argument("scenario", metavar="SCENARIO", help="scenario file (.toml or .json)")
+    p.add_argument(
+        "--stack",
+        choices=("udp", "kernel"),
+        default="udp",
+        help="emulate MaxNet and DCTCP flows on xcclab's UDP transport (default) or on Linux TCP "
+        "with the BPF maxnet / xcc_dctcp congestion controls (docs/kernel.md)",
+    )
     p.add_argument(
         "--out", metavar="DIR", help="write sim/, emu/, compare.md and compare.json here"
     )

@@ -11,6 +11,7 @@ simulated and emulated runs side by side. See ``docs/emu.md``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +104,7 @@ def preflight(scenario: ScenarioLike, *, stack: str = "udp") -> None:
         "packet_bytes =",
         "[sessions] workload",
         "session protocols",
+        "kernel DCTCP",
     )
     if any(f in why for f in scenario_faults):
         raise ScenarioError(why)
@@ -210,13 +213,67 @@ def emulate(
     (namespaces of dead runs left behind); by default they go to stderr. Raises
     :class:`RouterDied` when the router was killed or stopped."""
     if stack == "kernel":
+        from .kernel.dctcp import DctcpSession
         from .kernel.loader import MaxNetParams, MaxNetSession, in_cgroup
 
-        with MaxNetSession(MaxNetParams(), cgroup="xcc-maxnet-emu") as session:
-            return _emulate(scenario, seed, out, warn, "kernel", in_cgroup(session.cgroup))
+        # Both BPF congestion controls, registered for the run (docs/kernel.md).
+        with contextlib.ExitStack() as stack_:
+            session = stack_.enter_context(MaxNetSession(MaxNetParams(), cgroup="xcc-maxnet-emu"))
+            sampler = stack_.enter_context(_DctcpSampler(stack_.enter_context(DctcpSession())))
+            enter = in_cgroup(session.cgroup)
+            return _emulate(scenario, seed, out, warn, "kernel", enter, sampler.annotate)
     if stack != "udp":
         raise ScenarioError(f"stack {stack!r}: expected udp or kernel")
     return _emulate(scenario, seed, out, warn, "udp", None)
+
+
+class _DctcpSampler:
+    """Reads kernel DCTCP's counters every 0.25 s during a run, so that the result can say
+    what alpha and the echoed CE fraction were in the second half of the time its sockets ran
+    (past slow start), beside the whole run's (``run_info["kernel_dctcp"]``)."""
+
+    PERIOD_S = 0.25
+
+    def __init__(self, session: Any):
+        self.session = session
+        self.samples: list[tuple[float, dict[str, int]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> _DctcpSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.PERIOD_S):
+            try:
+                self.samples.append((time.monotonic(), self.session.stats()))
+            except (subprocess.CalledProcessError, json.JSONDecodeError, OSError):
+                return
+
+    def annotate(self, result: RunResult) -> None:
+        from .kernel.dctcp import difference, summary
+
+        try:
+            end = self.session.stats()
+        except (subprocess.CalledProcessError, json.JSONDecodeError, OSError):
+            return
+        if not end["sockets"]:
+            return
+        info: dict[str, Any] = {"whole_run": summary(end)}
+        active = [(t, c) for t, c in self.samples if c["windows"] > 0]
+        if len(active) >= 4:
+            # From halfway between the first window counted and the last change on.
+            changing = [t for (t, c), (_, prev) in zip(active[1:], active) if c != prev]
+            t_end = changing[-1] if changing else active[-1][0]
+            mid = active[0][0] + (t_end - active[0][0]) / 2
+            at_mid = next(c for t, c in active if t >= mid)
+            info["second_half"] = summary(difference(end, at_mid))
+        result.run_info["kernel_dctcp"] = info
 
 
 def _emulate(
@@ -226,6 +283,7 @@ def _emulate(
     warn: Any,
     stack: str,
     preexec_fn: Any,
+    annotate: Any = None,
 ) -> RunResult:
     inp = scenario_input(scenario)
     suffix = ".json" if inp.format == "json" else ".toml"
@@ -258,6 +316,8 @@ def _emulate(
     result.run_info["mode"] = "emu"
     result.run_info["emu"] = raw.get("stats", {})
     result.timing["wall_seconds"] = raw.get("stats", {}).get("sim_seconds")
+    if annotate is not None:
+        annotate(result)
     if out is not None:
         result.save(out)
     return result

@@ -177,7 +177,9 @@ def max_min_rates(
             raise ValueError(f"utilisation: expected {len(links)} values (one per link direction)")
     chosen = [i for i, f in enumerate(flows) if _in_reference(f, scenario["duration_ns"])]
     out: list[float | None] = [None] * len(flows)
-    if not chosen:
+    # A fabric's ECMP routes are hashed per flow in Rust (crates/xcc-build/src/topology.rs);
+    # this module's routes are the single shortest path, so it gives no reference there.
+    if not chosen or (scenario.get("fabric") or {}).get("ecmp"):
         return out
     routes = flow_routes(scenario)
     # The oracle shares wire capacity: a flow's wire rate is its payload rate / payload share.

@@ -75,7 +75,8 @@ DERIVED_FLOW_COLUMNS: tuple[Column, ...] = (
 #: with the derived columns above after the drivers' own.
 TABLES: dict[str, tuple[Column, ...]]
 #: Tables a run writes only when it measures them (seed 004's ``session_samples`` and
-#: ``session_rates``, from a ``[sessions]`` run with a ``sample_interval``).
+#: ``session_rates``, from a ``[sessions]`` run with a ``sample_interval``; ``fct``,
+#: ``slowdown`` and ``queue_cdf`` from a run with a ``[workload]``).
 OPTIONAL_TABLE_NAMES: tuple[str, ...]
 TABLES, OPTIONAL_TABLE_NAMES = _load()
 TABLES["flows"] = TABLES["flows"] + DERIVED_FLOW_COLUMNS

@@ -28,7 +28,7 @@ def test_scenarios_have_the_stated_rtts_and_buffers():
 
 def test_runs_differ_by_seed_in_start_offsets_and_jitter():
     """Run k and run j are distinct: seeded start offsets within the stated spread, the
-    access links' jitter set, Linux's RTO on every flow."""
+    access links' jitter set, Linux's RTO and loss recovery on every flow."""
     a = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 1)
     c = b.scenario("t", ["bbr", "cubic"], [40.0, 40.0], 67, 1.0, 2)
     starts = [[int(f["start"].removesuffix("us")) for f in sc["flow"]] for sc in (a, c)]
@@ -38,6 +38,7 @@ def test_runs_differ_by_seed_in_start_offsets_and_jitter():
     access = [link for link in a["link"] if link["between"] != ["r1", "r2"]]
     assert all(link["jitter"] == b.ACCESS_JITTER for link in access)
     assert all(f["transport"]["rto"] == "linux" for f in a["flow"])
+    assert all(f["transport"]["loss_detection"] == "rack" for f in a["flow"])
 
 
 def test_bbr_state_is_in_the_flow_series():
@@ -96,6 +97,33 @@ def test_claims_score_both_engines():
     assert status["cubic-keeps-buffer-full [sim]"] == "holds"
     assert status["probe-rtt-period [sim]"] == "holds"
     json.dumps([score(c).to_json() for c in claims])
+
+
+def test_shallow_cause_follows_the_measured_numbers():
+    """The cause given for the shallow-buffer claim comes from the measured numbers: repeated
+    timeouts when the simulated BBR has them, else CUBIC's own utilisation; the kernel's note
+    names its bimodality."""
+    est = {"mean": 0.98, "lo": 0.97, "hi": 0.99, "n": 5}
+    summary = {"bbr-shallow": {"utilisation": est}, "cubic-shallow": {"utilisation": est}}
+    timeouts = {
+        **summary,
+        "bbr-shallow": {**summary["bbr-shallow"], "timeouts": {**est, "mean": 15.8}},
+    }
+    assert "timeouts" in b._shallow_cause("sim", timeouts)["note"]
+    calm = {**summary, "bbr-shallow": {**summary["bbr-shallow"], "timeouts": {**est, "mean": 0.0}}}
+    assert "one CUBIC flow loses little" in b._shallow_cause("sim", calm)["note"]
+    assert "bimodal" in b._shallow_cause("kernel", summary)["note"]
+    assert b._shallow_cause("sim", {}) == {}
+
+
+def test_per_run_section_lists_every_run():
+    measured = {
+        "sim": {"a": [{"utilisation": 0.5}, {"utilisation": 0.25}]},
+        "kernel": {"a": [{"utilisation": 0.9}], "b": [{"utilisation": 1.0}]},
+    }
+    text = "\n".join(b.per_run_section(measured))
+    assert "| a | 0.500, 0.250 | 0.900 |" in text
+    assert "| b | - | 1.000 |" in text
 
 
 @pytest.mark.slow

@@ -175,7 +175,14 @@ def test_session_tables_are_typed_written_and_queried(tmp_path):
     import xcclab
     from xcclab.schema import OPTIONAL_TABLE_NAMES, TABLE_NAMES, TABLES
 
-    assert set(OPTIONAL_TABLE_NAMES) == {"session_samples", "session_rates"}
+    assert set(OPTIONAL_TABLE_NAMES) == {
+        "session_samples",
+        "session_rates",
+        "pfc_ports",
+        "fct",
+        "slowdown",
+        "queue_cdf",
+    }
     assert not set(OPTIONAL_TABLE_NAMES) & set(TABLE_NAMES)
     (tmp_path / "s.toml").write_text(SESSIONS)
     res = xcclab.run(tmp_path / "s.toml", out=tmp_path / "runs" / "sessions", progress=False)

@@ -270,3 +270,24 @@ def test_linux_rto_resolves_and_a_bad_value_names_the_field():
     data["flow"][0]["transport"]["rto"] = "bsd"
     with pytest.raises(ValueError, match=r"flow\[0\]\.transport\.rto.*'bsd'.*rfc6298.*linux"):
         xcclab.validate(Scenario.from_dict(data))
+
+
+def test_rack_loss_detection_resolves_and_bad_values_name_the_field():
+    sc = Scenario("r", duration="1s")
+    sc.add_host("a").add_host("b")
+    sc.add_link("a", "b", rate="10Mbps", delay="5ms", buffer=100)
+    sc.add_flow("f", "a", "b", transport={"loss_detection": "rack"})
+    sc.add_flow("g", "a", "b", transport={"loss_detection": "rfc6675"})
+    sc.add_flow("h", "a", "b")
+    f, g, h = (fl["kind"]["transport"] for fl in xcclab.validate(sc)["flows"])
+    # Left out of the resolved scenario when false: files written before the option read the same.
+    assert f["rack"] is True and "rack" not in g and "rack" not in h
+    data = sc.to_dict()
+    data["flow"][0]["transport"]["loss_detection"] = "fack"
+    with pytest.raises(
+        ValueError, match=r"flow\[0\]\.transport\.loss_detection.*'fack'.*rfc6675.*rack"
+    ):
+        xcclab.validate(Scenario.from_dict(data))
+    data["flow"][0]["transport"] = {"loss_detection": "rack", "sack": False}
+    with pytest.raises(ValueError, match=r"flow\[0\]\.transport\.loss_detection.*needs SACK"):
+        xcclab.validate(Scenario.from_dict(data))

@@ -5,7 +5,7 @@
 use xcc_core::host::{AnyController, AnyEchoer};
 use xcc_core::link::AnyLinkAlgorithm;
 use xcc_core::rng::Pcg64Mcg;
-use xcc_core::transport::{DelayedAck, RtoPolicy, TransportConfig};
+use xcc_core::transport::{DelayedAck, LossDetection, RtoPolicy, TransportConfig};
 use xcc_core::Dur;
 
 use crate::scenario::model::{self, Cc, Queue};
@@ -27,6 +27,7 @@ pub fn transport_config(t: &model::Transport) -> TransportConfig {
         pace_windowed: t.pace,
         handshake: t.handshake,
         rto: if t.linux_rto { RtoPolicy::Linux } else { RtoPolicy::Rfc6298 },
+        loss_detection: if t.rack { LossDetection::Rack } else { LossDetection::Rfc6675 },
         ..TransportConfig::default()
     }
 }

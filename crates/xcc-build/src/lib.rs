@@ -2,7 +2,8 @@
 //!
 //! - [`scenario`]: the TOML/JSON scenario format, strict parsing and resolution into integers.
 //! - [`construct`]: the xcc-core state machines a resolved scenario asks for.
-//! - [`topology`]: adjacency and per-flow routes.
+//! - [`fabric`]: datacenter topologies (`[fabric]`: fat-tree, leaf-spine).
+//! - [`topology`]: adjacency and per-flow routes (shortest path, or ECMP by a flow hash).
 //! - [`network`]: one [`network::Network`] from a resolved scenario (links with their
 //!   algorithms and random streams, routes and their checks, the `[sessions]` expansion),
 //!   which both drivers take.
@@ -10,6 +11,8 @@
 //! - [`session`]: a session flow's `protocol` (seed 004's explicit-rate session protocols).
 //! - [`sessions`]: a `[sessions]` table's generators (transit-stub graph, workload, routes)
 //!   and its expansion into nodes, links and flows.
+//! - [`workload`]: a `[workload]`'s flows (Poisson at a load, sizes from a CDF, incasts).
+//! - [`pfc`]: `[pfc]`, the lossless fabric's thresholds and their checks against the links.
 //! - [`window_cap`]: the check that a window-based flow's path fits the transport's window cap.
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
@@ -19,7 +22,9 @@
 pub mod capture;
 pub mod cc;
 pub mod construct;
+pub mod fabric;
 pub mod network;
+pub mod pfc;
 pub mod queue;
 pub mod scenario;
 pub mod schema;
@@ -27,6 +32,7 @@ pub mod session;
 pub mod sessions;
 pub mod topology;
 pub mod window_cap;
+pub mod workload;
 
 pub use network::Network;
 pub use scenario::{resolve, Format, Scenario, ScenarioError};

@@ -15,6 +15,7 @@ use crate::scenario::ScenarioError;
 use crate::sessions;
 use crate::topology::{Route, Routes, Topology};
 use crate::window_cap;
+use crate::workload::{self, GeneratedWorkload};
 
 /// A scenario built: nodes, links, flows, algorithms, random streams, routes.
 pub struct Network {
@@ -33,6 +34,8 @@ pub struct Network {
     pub transaction_routes: Vec<[(Route, Route); 2]>,
     /// The session flows' protocols and numbering.
     pub sessions: SessionGroups,
+    /// Where a `[workload]`'s flows are among the flows, if the scenario has one.
+    pub workload: Option<GeneratedWorkload>,
 }
 
 /// A link's state machines, built once for every driver.
@@ -92,6 +95,10 @@ impl Network {
     /// cannot be generated.
     pub fn build(mut scenario: Scenario) -> Result<Network, ScenarioError> {
         let generated = sessions::expand(&mut scenario)?;
+        let generated_workload = workload::expand(&mut scenario)?;
+        // A fabric's flows hash onto its equal-cost paths; other networks take the one shortest.
+        let ecmp = scenario.fabric.as_ref().is_some_and(|f| f.ecmp);
+        let seed = scenario.seed;
         let mut topo = Topology::new(&scenario);
         let mut routes = Routes::default();
         let link_from: Vec<u32> = scenario.links.iter().map(|l| l.from).collect();
@@ -102,7 +109,8 @@ impl Network {
                          src: u32,
                          dst: u32,
                          explicit: Option<&Vec<u32>>,
-                         cc: Option<&Cc>|
+                         cc: Option<&Cc>,
+                         flow_key: u64|
          -> Result<(Route, Route), ScenarioError> {
             let path = match explicit {
                 Some(nodes) => topo.explicit(nodes).map_err(|k| {
@@ -111,7 +119,12 @@ impl Network {
                         format!("no link joins '{}' to '{}'", node_name(nodes[k]), node_name(nodes[k + 1])),
                     )
                 })?,
-                None => topo.shortest(src, dst, |l| link_from[l as usize]).ok_or_else(|| {
+                None => if ecmp {
+                    topo.ecmp(src, dst, seed, flow_key)
+                } else {
+                    topo.shortest(src, dst, |l| link_from[l as usize])
+                }
+                .ok_or_else(|| {
                     err(
                         origin,
                         format!(
@@ -156,7 +169,7 @@ impl Network {
                         FlowKind::Bulk { cc, .. } => Some(cc),
                         FlowKind::Cbr { .. } | FlowKind::Session { .. } => None,
                     };
-                    route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), cc)?
+                    route_for(&mut topo, &mut routes, &f.origin, f.src, f.dst, f.route.as_ref(), cc, i as u64)?
                 }
             };
             // A window-based flow whose path needs more than the transport's window cap.
@@ -174,18 +187,21 @@ impl Network {
             flow_routes.push((fwd, rev));
         }
         let mut arrival_routes = Vec::with_capacity(scenario.arrivals.len());
-        for a in &scenario.arrivals {
-            arrival_routes.push(route_for(&mut topo, &mut routes, &a.origin, a.src, a.dst, None, Some(&a.cc))?);
+        // ECMP keys: flows by index, then each arrival group and transaction direction after them.
+        const GROUP_KEYS: u64 = 1 << 40;
+        for (g, a) in scenario.arrivals.iter().enumerate() {
+            let key = GROUP_KEYS + g as u64;
+            arrival_routes.push(route_for(&mut topo, &mut routes, &a.origin, a.src, a.dst, None, Some(&a.cc), key)?);
         }
         let mut transaction_routes = Vec::with_capacity(scenario.transactions.len());
-        for t in &scenario.transactions {
-            let req = route_for(&mut topo, &mut routes, &t.origin, t.client, t.server, None, Some(&t.cc))?;
-            let resp = route_for(&mut topo, &mut routes, &t.origin, t.server, t.client, None, Some(&t.cc))?;
+        for (k, t) in scenario.transactions.iter().enumerate() {
+            let key = 2 * GROUP_KEYS + 2 * k as u64;
+            let req = route_for(&mut topo, &mut routes, &t.origin, t.client, t.server, None, Some(&t.cc), key)?;
+            let resp = route_for(&mut topo, &mut routes, &t.origin, t.server, t.client, None, Some(&t.cc), key + 1)?;
             transaction_routes.push([req, resp]);
         }
         drop(topo);
 
-        let seed = scenario.seed;
         let links = scenario
             .links
             .iter()
@@ -196,7 +212,16 @@ impl Network {
             })
             .collect();
         let sessions = SessionGroups::of(&scenario);
-        Ok(Network { scenario, links, routes, flow_routes, arrival_routes, transaction_routes, sessions })
+        Ok(Network {
+            scenario,
+            links,
+            routes,
+            flow_routes,
+            arrival_routes,
+            transaction_routes,
+            sessions,
+            workload: generated_workload,
+        })
     }
 
     /// The link ids of a route.

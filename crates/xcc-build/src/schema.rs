@@ -147,8 +147,44 @@ pub const TABLES: &[(&str, &[ColumnSpec])] = &[
 ];
 
 /// Tables a run has only when it measures them, written only then: seed 004's error metrics of
-/// a `[sessions]` run with a `sample_interval` (`crates/xcc-sim/src/sim/session_metrics.rs`).
+/// a `[sessions]` run with a `sample_interval` (`crates/xcc-sim/src/sim/session_metrics.rs`);
+/// the ports of a `[pfc]` run (`crates/xcc-sim/src/sim/pfc.rs`).
 pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
+    (
+        "fct",
+        &[
+            c("flow_id", I64, "", "flow index (joins flows.flow_id); runs with a [workload] only, one row per workload flow"),
+            c("kind", Str, "", "\"background\" (the Poisson flows) or \"incast\" (a request's senders)"),
+            c("src", Str, "", "source host"),
+            c("dst", Str, "", "destination host"),
+            c("size_bytes", I64, "B", "flow size drawn from the workload's CDF (an incast sender: the request over the fan-in)"),
+            c("start_s", F64, "s", "start time"),
+            n("fct_s", F64, "s", "start to the sender's last acknowledged byte (the HPCC artifact's FCT); null if not finished by the end"),
+            c("ideal_fct_s", F64, "s", "FCT alone on an empty network: base RTT of the route (2 x propagation, one packet serialised per hop) plus wire bytes at the bottleneck rate"),
+            n("slowdown", F64, "", "fct_s / ideal_fct_s, at least 1; null if not finished"),
+        ],
+    ),
+    (
+        "slowdown",
+        &[
+            c("bin", I64, "", "flow-size bin, smallest sizes first; each holds `bin_percent` of the finished workload flows"),
+            c("max_size_bytes", I64, "B", "the largest flow size in the bin (the papers' x axis)"),
+            c("flows", I64, "", "finished flows in the bin"),
+            c("p50", F64, "", "median FCT slowdown in the bin"),
+            c("p95", F64, "", "95th-percentile FCT slowdown"),
+            c("p99", F64, "", "99th-percentile FCT slowdown"),
+        ],
+    ),
+    (
+        "queue_cdf",
+        &[
+            c("link_id", I64, "", "switch port: a link direction leaving a router (joins links.link_id)"),
+            c("link", Str, "", "the direction, \"a->b\""),
+            c("below_bytes", I64, "B", "upper edge of a 1 KB bucket of the queue an arriving packet found (bytes waiting)"),
+            c("packets", I64, "packets", "packets arriving at the port that found a queue in the bucket"),
+            c("fraction", F64, "", "cumulative fraction of the port's arriving packets that found less than below_bytes"),
+        ],
+    ),
     (
         "session_samples",
         &[
@@ -187,6 +223,19 @@ pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
             c("rate_bps", F64, "bit/s", "rate from data delivered over the window (timed from the last delivery before it to the last in it), over the data share"),
             c("maxmin_bps", F64, "bit/s", "the max-min oracle's rate for the session at the sample"),
             c("error_pct", F64, "%", "E_s of the session: (rate_bps - maxmin_bps) / maxmin_bps * 100"),
+        ],
+    ),
+    (
+        "pfc_ports",
+        &[
+            c("link_id", I64, "", "the link direction into the router (joins links.link_id)"),
+            c("name", Str, "", "the direction, \"a->b\""),
+            c("switch", Str, "", "the router whose ingress port it is"),
+            c("pause_frames", I64, "frames", "XOFF frames the port sent up the link"),
+            c("resume_frames", I64, "frames", "XON frames the port sent up the link"),
+            c("switch_paused_s", F64, "s", "time the port asked for a pause (XOFF sent to XON sent)"),
+            c("paused_s", F64, "s", "time the link's transmitter was paused (XOFF received to XON received)"),
+            c("headroom_bytes", I64, "B", "the port's headroom above the pause threshold"),
         ],
     ),
 ];

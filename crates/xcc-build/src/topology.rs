@@ -22,6 +22,8 @@ pub struct Topology {
     is_host: Vec<bool>,
     /// Shortest-path trees by source node (parent link of each node), reused across flows.
     trees: HashMap<u32, Vec<u32>>,
+    /// ECMP: each node's (hops, delay) to a destination, by destination, reused across flows.
+    to_dst: HashMap<u32, Vec<(u64, u64)>>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -52,6 +54,7 @@ impl Topology {
             link_delay_ns: s.links.iter().map(|l| l.delay_ns).collect(),
             is_host: s.nodes.iter().map(|n| n.kind == NodeKind::Host).collect(),
             trees: HashMap::new(),
+            to_dst: HashMap::new(),
         }
     }
 
@@ -128,6 +131,86 @@ impl Topology {
         Some(path)
     }
 
+    /// Each node's distance to `dst`, ordered as [`Topology::tree`] orders paths (hops, then
+    /// propagation delay), over the duplex partners of the links (link `l ^ 1` runs against
+    /// `l`); `u64::MAX` where `dst` cannot be reached. Hosts other than `dst` are leaves.
+    fn distances_to(&self, dst: u32) -> Vec<(u64, u64)> {
+        let n = self.is_host.len();
+        let mut best = vec![(u64::MAX, u64::MAX); n];
+        let mut heap = BinaryHeap::new();
+        best[dst as usize] = (0, 0);
+        heap.push(std::cmp::Reverse((0u64, 0u64, dst)));
+        while let Some(std::cmp::Reverse((h, d, v))) = heap.pop() {
+            if (h, d) > best[v as usize] {
+                continue;
+            }
+            // Every link into v is the partner of a link out of v.
+            for &back in self.out(v) {
+                let u = self.link_to[back as usize];
+                let into = back ^ 1;
+                let cand = (h + 1, d + self.link_delay_ns[into as usize]);
+                if cand < best[u as usize] {
+                    best[u as usize] = cand;
+                    if !self.is_host[u as usize] {
+                        heap.push(std::cmp::Reverse((cand.0, cand.1, u)));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// An equal-cost multi-path route from `src` to `dst`, or `None` if they are not connected.
+    ///
+    /// At every node the packet may take any link that starts a shortest path (fewest hops,
+    /// then least propagation delay, as [`Topology::shortest`]); the flow takes the one that
+    /// the hash of (`seed`, `flow_key`, node) picks, as a switch hashes a flow's 5-tuple with
+    /// its own seed (the HPCC artifact's switches hash the 5-tuple with their node id). A
+    /// flow's key stands in for its 5-tuple: every flow has its own ports, so hashing its id
+    /// is hashing its 5-tuple. Deterministic: the same seed and key give the same route; the
+    /// ACKs take the reverse of it. Needs duplex links (`2k`, `2k+1`), which every scenario has.
+    pub fn ecmp(&mut self, src: u32, dst: u32, seed: u64, flow_key: u64) -> Option<Vec<u32>> {
+        if src == dst {
+            return Some(Vec::new());
+        }
+        if !self.to_dst.contains_key(&dst) {
+            if (self.to_dst.len() + 1) * self.is_host.len() > TREE_CACHE_ENTRIES / 2 {
+                self.to_dst.clear();
+            }
+            let d = self.distances_to(dst);
+            self.to_dst.insert(dst, d);
+        }
+        let dist = &self.to_dst[&dst];
+        if dist[src as usize].0 == u64::MAX {
+            return None;
+        }
+        let mut path = Vec::with_capacity(dist[src as usize].0 as usize);
+        let mut u = src;
+        let mut next: Vec<u32> = Vec::new();
+        while u != dst {
+            next.clear();
+            let (h, d) = dist[u as usize];
+            for &l in self.out(u) {
+                let v = self.link_to[l as usize];
+                let (hv, dv) = dist[v as usize];
+                if hv != u64::MAX && (hv + 1, dv + self.link_delay_ns[l as usize]) == (h, d) {
+                    // Only dst may be a host on the way: hosts are leaves.
+                    if v == dst || !self.is_host[v as usize] {
+                        next.push(l);
+                    }
+                }
+            }
+            let l = match next.len() {
+                0 => return None,
+                1 => next[0],
+                k => next[(ecmp_hash(seed, flow_key, u) % k as u64) as usize],
+            };
+            path.push(l);
+            u = self.link_to[l as usize];
+        }
+        Some(path)
+    }
+
     /// The links along an explicit node sequence; `Err(k)` if nodes `k` and `k+1` are not joined.
     pub fn explicit(&self, nodes: &[u32]) -> Result<Vec<u32>, usize> {
         nodes
@@ -136,6 +219,15 @@ impl Topology {
             .map(|(k, w)| self.out(w[0]).iter().copied().find(|&l| self.link_to[l as usize] == w[1]).ok_or(k))
             .collect()
     }
+}
+
+/// The ECMP hash of a flow at a node: SplitMix64's finaliser over the three, so neighbouring
+/// keys and nodes give unrelated choices.
+fn ecmp_hash(seed: u64, flow_key: u64, node: u32) -> u64 {
+    let mut z = seed ^ flow_key.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (node as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Arena of all routes' link ids. Each route is followed by [`Routes::END`], so that a packet
@@ -206,6 +298,7 @@ mod tests {
             link_delay_ns: links.iter().map(|l| l.2).collect(),
             is_host,
             trees: HashMap::new(),
+            to_dst: HashMap::new(),
         }
     }
 

@@ -71,6 +71,7 @@ mod tests {
             quick_acks: 0,
             handshake: false,
             linux_rto: false,
+            rack: false,
         }
     }
 

@@ -114,11 +114,22 @@ fn run(
     tables.set_item("links", table_to_dict(py, &out.links)?)?;
     tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
     d.set_item("tables", tables)?;
-    // `[sessions]` runs with a sample interval only (the schema's optional tables).
+    // The schema's optional tables: `[sessions]` runs with a sample interval, `[pfc]` runs, and
+    // runs with a `[workload]` (FCT, slowdown, queue CDF).
+    let extra = PyDict::new(py);
     if out.session_samples.rows() > 0 {
-        let extra = PyDict::new(py);
         extra.set_item("session_samples", table_to_dict(py, &out.session_samples)?)?;
         extra.set_item("session_rates", table_to_dict(py, &out.session_rates)?)?;
+    }
+    if out.pfc_ports.rows() > 0 {
+        extra.set_item("pfc_ports", table_to_dict(py, &out.pfc_ports)?)?;
+    }
+    if let Some(dc) = &out.datacenter {
+        extra.set_item("fct", table_to_dict(py, &dc.fct)?)?;
+        extra.set_item("slowdown", table_to_dict(py, &dc.slowdown)?)?;
+        extra.set_item("queue_cdf", table_to_dict(py, &dc.queue_cdf)?)?;
+    }
+    if !extra.is_empty() {
         d.set_item("session_tables", extra)?;
     }
     if let Some(packets) = &out.capture {

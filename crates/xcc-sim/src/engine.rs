@@ -39,6 +39,10 @@ pub enum Event {
     SessionWindow,
     /// A session sample: rates delivered over the window against the max-min oracle.
     SessionSample,
+    /// Link `0` (leaving a PFC router) starts its next waiting packet (`sim/pfc.rs`).
+    PfcDeparture(u32),
+    /// A PFC frame reaches the transmitter of link `0`.
+    PfcFrame(u32),
 }
 
 /// Deterministic future-event list.

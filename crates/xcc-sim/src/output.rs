@@ -142,6 +142,14 @@ pub struct RunStats {
     pub wall_seconds: f64,
 }
 
+/// The papers' datacenter metrics of a run with a `[workload]` (the schema's optional tables).
+#[derive(Clone, Debug, Default)]
+pub struct DatacenterTables {
+    pub fct: Table,
+    pub slowdown: Table,
+    pub queue_cdf: Table,
+}
+
 /// Everything a run produces.
 #[derive(Clone, Debug, Default)]
 pub struct RunOutput {
@@ -155,6 +163,11 @@ pub struct RunOutput {
     pub session_samples: Table,
     /// The same runs: the last sample's measured and max-min rate of every rated session.
     pub session_rates: Table,
+    /// Runs with a `[workload]`: per-flow FCT and slowdown (`fct`), slowdown by flow-size bin
+    /// (`slowdown`), and the queue-length CDF of every switch port (`queue_cdf`).
+    pub datacenter: Option<DatacenterTables>,
+    /// `[pfc]` runs: one row per router ingress port (pause frames, time paused).
+    pub pfc_ports: Table,
     /// Packets departing the captured link direction, if one was captured
     /// ([`crate::Simulation::capture_link`]).
     pub capture: Option<Vec<crate::capture::CapturedPacket>>,

@@ -16,6 +16,8 @@ use crate::scenario::model::{self, Cc, FlowKind, Scenario, SizeDist};
 use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
+mod datacenter_metrics;
+mod pfc;
 mod session_metrics;
 mod sessions;
 use crate::scenario::ScenarioError;
@@ -218,6 +220,10 @@ pub struct Simulation {
     absorbed: (u64, u64),
     /// `[sessions]` error metrics, if sampled.
     sampler: Option<session_metrics::SessionSampler>,
+    /// A `[workload]`'s flows and its switch ports' queue histograms, if it has one.
+    datacenter: Option<datacenter_metrics::DatacenterMetrics>,
+    /// `[pfc]`: the lossless fabric's state (`sim/pfc.rs`); `None` without it.
+    pfc: Option<Box<pfc::PfcRun>>,
 }
 
 impl Simulation {
@@ -233,6 +239,7 @@ impl Simulation {
             arrival_routes,
             transaction_routes,
             sessions: session_groups,
+            workload,
         } = network;
         let seed = scenario.seed;
         let links: Vec<SimLink> = scenario
@@ -340,12 +347,15 @@ impl Simulation {
             queue.schedule(Time::ZERO + interval, Event::Sample);
         }
         let n_links = links.len();
+        let datacenter = workload.map(|w| datacenter_metrics::DatacenterMetrics::new(w, &scenario));
         let sampler = scenario.sessions.as_ref().filter(|w| w.sample_interval_ns > 0).map(|w| {
             let (interval, window) = (Dur(w.sample_interval_ns), Dur(w.rate_window_ns));
             let end = Time(scenario.duration_ns);
             session_metrics::SessionSampler::new(interval, window, end, (flows.len(), n_links), &mut queue)
         });
+        let pfc = pfc::PfcRun::new(&scenario);
         Simulation {
+            pfc,
             end: Time(scenario.duration_ns),
             scenario,
             now: Time::ZERO,
@@ -371,6 +381,7 @@ impl Simulation {
             tick_bytes,
             absorbed: (0, 0),
             sampler,
+            datacenter,
         }
     }
 
@@ -422,6 +433,8 @@ impl Simulation {
                 Event::SessionTick(g) => self.session_tick(g),
                 Event::SessionWindow => self.session_window(),
                 Event::SessionSample => self.session_sample(),
+                Event::PfcDeparture(l) => self.on_pfc_departure(l),
+                Event::PfcFrame(l) => self.on_pfc_frame(l),
             }
             if self.events & 0x3FFFF == 0 {
                 if let Some(p) = progress.as_mut() {
@@ -520,6 +533,10 @@ impl Simulation {
     #[inline]
     fn offer_slot(&mut self, l: u32, slot: Slot) {
         let link = &mut self.links[l as usize];
+        if let Some(d) = self.datacenter.as_mut() {
+            // The queue this packet finds at a switch port, for the queue-length CDF.
+            d.record_queue(l, link, self.now, &mut self.arena[..]);
+        }
         match link.offer(self.now, slot, &mut self.arena[..]) {
             Offer::Dropped(_) => {
                 let idx = slot.idx;
@@ -535,6 +552,9 @@ impl Simulation {
                 if first {
                     let t = link.next_delivery().expect("just queued");
                     self.queue.schedule(t, Event::LinkDeliver(l));
+                }
+                if self.pfc.is_some() {
+                    self.pfc_queued(l, slot);
                 }
             }
         }
@@ -983,6 +1003,7 @@ impl Simulation {
             ));
         }
         self.check_sessions()?;
+        self.check_lossless()?;
         for rec in &self.flows {
             if let Some(size) = rec.size {
                 if rec.delivered > size {
@@ -1018,6 +1039,7 @@ impl Simulation {
     fn into_output(mut self, stats: RunStats) -> RunOutput {
         let capture = self.take_capture();
         let (session_samples, session_rates) = self.finish_session_sampler();
+        let datacenter_tables = self.datacenter_tables();
         let end = self.end;
         let name = |n: u32| self.scenario.nodes[n as usize].name.as_str();
         let mut flows = TableBuilder::default();
@@ -1115,7 +1137,9 @@ impl Simulation {
                 .f64("response_time_s", t.response_time.map_or(f64::NAN, |d| d.as_secs_f64()))
                 .f64("completion_time_s", t.completed.map_or(f64::NAN, |d| d.as_secs_f64()));
         }
+        let pfc_ports = self.pfc_table();
         RunOutput {
+            pfc_ports,
             stats,
             flow_series: self.fs.finish(),
             link_series: self.ls.finish(),
@@ -1124,6 +1148,7 @@ impl Simulation {
             transactions: txns.finish(),
             session_samples,
             session_rates,
+            datacenter: datacenter_tables,
             capture,
         }
     }

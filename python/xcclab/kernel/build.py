@@ -31,6 +31,9 @@ class Artifacts:
     maxnet_obj: Path
     loader: Path
     build_dir: Path
+    #: DCTCP as a struct_ops (src/dctcp.bpf.c) and the loader of a plain congestion control.
+    dctcp_obj: Path
+    ca_loader: Path
 
 
 def build_dir() -> Path:
@@ -113,4 +116,14 @@ def build() -> Artifacts:
     src = SOURCE_DIR / "maxnet_loader.c"
     if not _newer(loader, src):
         _run(["cc", "-O2", "-Wall", "-o", str(loader), str(src), "-lbpf", "-lm"], "building loader")
-    return Artifacts(maxnet_obj=obj, loader=loader, build_dir=out)
+    ca_loader = out / "ca_loader"
+    ca_src = SOURCE_DIR / "ca_loader.c"
+    if not _newer(ca_loader, ca_src):
+        _run(["cc", "-O2", "-Wall", "-o", str(ca_loader), str(ca_src), "-lbpf"], "building loader")
+    return Artifacts(
+        maxnet_obj=obj,
+        loader=loader,
+        build_dir=out,
+        dctcp_obj=bpf_object("dctcp.bpf.c", out),
+        ca_loader=ca_loader,
+    )

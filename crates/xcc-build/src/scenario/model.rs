@@ -25,6 +25,59 @@ pub struct Scenario {
     /// links and session flows to the lists above when it is built (they are not recorded here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<SessionWorkload>,
+    /// `[fabric]`: the datacenter network its nodes and links came from, and its routing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<Fabric>,
+    /// `[workload]`: flows generated when the network is built (not recorded in `flows`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Workload>,
+    /// `[pfc]`: a lossless fabric, PFC at every router ([`crate::pfc`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<crate::pfc::Pfc>,
+}
+
+/// A generated datacenter network (`[fabric]`); its nodes and links are in the scenario's lists.
+#[derive(Clone, Debug, Serialize)]
+pub struct Fabric {
+    pub topology: crate::fabric::FabricTopology,
+    pub hosts: u32,
+    pub switches: u32,
+    pub host_rate_bps: u64,
+    pub fabric_rate_bps: u64,
+    pub delay_ns: u64,
+    /// Down over up capacity at the first switch tier.
+    pub oversubscription: f64,
+    /// Flows hash onto one of the equal-cost shortest paths ([`crate::topology::Topology::ecmp`]).
+    pub ecmp: bool,
+}
+
+/// A generated workload (`[workload]`): Poisson flows among every host with sizes from a CDF,
+/// and incast requests mixed in ([`xcc_core::workload`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct Workload {
+    /// "websearch", "fb_hadoop", or the CDF file as written.
+    pub cdf: String,
+    /// The CDF's points, (size bytes, cumulative percent), so a run records what it drew from.
+    pub cdf_points: Vec<(f64, f64)>,
+    pub load: f64,
+    pub start_ns: u64,
+    pub stop_ns: u64,
+    /// The hosts' link rate the load is a fraction of.
+    pub host_rate_bps: u64,
+    pub cc: Cc,
+    pub transport: Transport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub incast: Option<Incast>,
+    /// Width of the slowdown table's flow-size bins, percent of the flows.
+    pub bin_percent: u32,
+}
+
+/// Incast requests of a workload.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Incast {
+    pub fan_in: u32,
+    pub request_bytes: u64,
+    pub requests_per_sec: f64,
 }
 
 /// A generated session workload (seed 004): its protocol and data packet size, the network and
@@ -104,6 +157,10 @@ pub struct Transport {
     /// resolved scenario when false, so files written before the option read the same.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub linux_rto: bool,
+    /// Linux's loss recovery, RACK-TLP with timeout undo (`loss_detection = "rack"`), instead of
+    /// RFC 6675's; left out of the resolved scenario when false, as `linux_rto`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rack: bool,
 }
 
 fn is_zero(v: &u32) -> bool {

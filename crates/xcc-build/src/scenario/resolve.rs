@@ -15,6 +15,8 @@ use super::spec::*;
 use xcc_core::transport::DelayedAck;
 use xcc_core::units::{parse_amount, parse_bytes, parse_duration_ns, parse_rate_bps, Amount};
 
+mod datacenter;
+
 /// Text formats a scenario may come in.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -152,6 +154,18 @@ impl<'a> Resolver<'a> {
         Ok(id)
     }
 
+    fn node_count(&self) -> u32 {
+        self.nodes.len() as u32
+    }
+
+    fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    fn host_count(&self) -> u32 {
+        self.nodes.iter().filter(|n| n.kind == NodeKind::Host).count() as u32
+    }
+
     pub(crate) fn time(&self, path: &str, s: &str) -> Result<u64, ScenarioError> {
         parse_duration_ns(s).map_err(|m| self.err(path, m))
     }
@@ -174,6 +188,10 @@ impl<'a> Resolver<'a> {
         for (path, l) in self.expand::<LinkSpec>("link", top.link)? {
             self.link(&path, l, &mut links)?;
         }
+        let fabric = match top.fabric {
+            Some(spec) => Some(self.fabric(spec, &mut links)?),
+            None => None,
+        };
         let mut flows = Vec::new();
         for (path, f) in self.expand::<FlowSpec>("flow", top.flow)? {
             flows.push(self.flow(&path, f, duration_ns)?);
@@ -195,6 +213,10 @@ impl<'a> Resolver<'a> {
             }
             transactions.push(self.transactions(&path, spec, duration_ns)?);
         }
+        let workload = match top.workload {
+            Some(spec) => Some(self.workload(spec, &links, duration_ns)?),
+            None => None,
+        };
         let interval_ns = match top.metrics.and_then(|m| m.interval) {
             Some(s) => self.time("metrics.interval", &s)?,
             None => 100_000_000,
@@ -206,7 +228,16 @@ impl<'a> Resolver<'a> {
             ("flow", !flows.is_empty()),
             ("arrivals", !arrivals.is_empty()),
             ("transactions", !transactions.is_empty()),
+            ("fabric", fabric.is_some()),
+            ("workload", workload.is_some()),
         ];
+        if let (Some(_), Some(_)) = (&top.pfc, &top.sessions) {
+            return Err(self.err("pfc", "PFC runs on declared links; a [sessions] network has none"));
+        }
+        let pfc = match top.pfc {
+            None => None,
+            Some(spec) => Some(crate::pfc::resolve(self.source, spec, &self.nodes, &links, &flows)?),
+        };
         let sessions = match top.sessions {
             None => None,
             Some(spec) => {
@@ -214,7 +245,8 @@ impl<'a> Resolver<'a> {
                     return Err(self.err(
                         what,
                         "a scenario with [sessions] generates its whole network and traffic; \
-                         declare no [[host]], [[router]], [[link]], [[flow]], [[arrivals]] or [[transactions]]",
+                         declare no [[host]], [[router]], [[link]], [[flow]], [[arrivals]], [[transactions]], \
+                         [fabric] or [workload]",
                     ));
                 }
                 Some(self.sessions(spec, duration_ns)?)
@@ -232,6 +264,9 @@ impl<'a> Resolver<'a> {
             transactions,
             metrics: Metrics { interval_ns },
             sessions,
+            fabric,
+            workload,
+            pfc,
         })
     }
 
@@ -432,6 +467,23 @@ impl<'a> Resolver<'a> {
                 ))
             }
         };
+        let sack = t.sack.unwrap_or(true);
+        let rack = match t.loss_detection.as_deref() {
+            None | Some("rfc6675") => false,
+            Some("rack") if sack => true,
+            Some("rack") => {
+                return Err(self.err(
+                    &format!("{path}.loss_detection"),
+                    "\"rack\" needs SACK (RACK marks losses from SACKed segments, RFC 8985 section 4); set sack = true or loss_detection = \"rfc6675\"",
+                ))
+            }
+            Some(other) => {
+                return Err(self.err(
+                    &format!("{path}.loss_detection"),
+                    format!("'{other}': expected \"rfc6675\" (duplicate ACKs and SACK, ns-2's recovery) or \"rack\" (RACK-TLP and timeout undo, as Linux)"),
+                ))
+            }
+        };
         let handshake = match t.connection.as_deref() {
             None | Some("handshake") => true,
             Some("open") => false,
@@ -446,12 +498,13 @@ impl<'a> Resolver<'a> {
             mss_bytes,
             header_bytes,
             ecn: t.ecn.unwrap_or(false),
-            sack: t.sack.unwrap_or(true),
+            sack,
             delayed_ack_ns,
             min_rto_ns,
             initial_rto_ns,
             pace: t.pace.unwrap_or(false),
             linux_rto,
+            rack,
             quick_acks: if linux_ack { DelayedAck::LINUX.quick_acks } else { 0 },
             handshake,
         })

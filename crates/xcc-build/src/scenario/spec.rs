@@ -28,6 +28,63 @@ pub struct TopSpec {
     pub metrics: Option<MetricsSpec>,
     /// A generated session workload on a generated network (seed 004's WAN experiments).
     pub sessions: Option<SessionsSpec>,
+    /// A generated datacenter network: fat-tree or leaf-spine ([`crate::fabric`]).
+    pub fabric: Option<FabricSpec>,
+    /// Flows generated among all hosts: sizes from a CDF, Poisson arrivals at a target load,
+    /// incasts mixed in.
+    pub workload: Option<WorkloadSpec>,
+    /// `[pfc]`: priority flow control at every router ([`crate::pfc`]).
+    pub pfc: Option<crate::pfc::PfcSpec>,
+}
+
+/// `[fabric]`: a datacenter network generated into the scenario's hosts, routers and links.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct FabricSpec {
+    pub topology: crate::fabric::FabricTopology,
+    /// Every host's link.
+    pub host_rate: String,
+    /// Switch-to-switch links (default: the host rate, or the leaf-spine's oversubscription).
+    pub fabric_rate: Option<String>,
+    /// Every link's one-way propagation delay (default 1us, the HPCC paper's).
+    pub delay: Option<String>,
+    /// Every link direction's buffer.
+    pub buffer: String,
+    /// Every link direction's queue (default droptail).
+    pub queue: Option<Value>,
+    /// "ecmp" (default): each flow hashes onto one of the equal-cost shortest paths;
+    /// "single": the one shortest path every other network uses.
+    pub routing: Option<String>,
+}
+
+/// `[workload]`: flows among every host of the scenario.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadSpec {
+    /// "websearch", "fb_hadoop", or a CDF file (relative to the scenario file's directory).
+    pub cdf: String,
+    /// Offered load as a fraction of each host's link, in (0, 1].
+    pub load: f64,
+    pub start: Option<String>,
+    /// Arrivals stop here (default: the scenario's duration).
+    pub stop: Option<String>,
+    pub cc: Option<Value>,
+    pub transport: Option<TransportSpec>,
+    pub incast: Option<IncastSpec>,
+    /// Width of the FCT slowdown table's flow-size bins, percent of the flows (default 5).
+    pub bin_percent: Option<u32>,
+}
+
+/// `incast = { ... }`: N-to-1 requests mixed into the workload.
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    /// Senders per request.
+    pub fan_in: u32,
+    /// Bytes per request, split evenly among the senders.
+    pub size: String,
+    /// Requests per second issued by each host (Poisson).
+    pub requests_per_sec: f64,
 }
 
 /// `[sessions]`: seed 004's workloads as one table. The network (a transit-stub graph with
@@ -95,6 +152,8 @@ pub struct TransportSpec {
     pub initial_rto: Option<String>,
     /// "rfc6298" (default) or "linux": how the retransmission timeout follows the RTT.
     pub rto: Option<String>,
+    /// "rfc6675" (default) or "rack": how the sender finds losses.
+    pub loss_detection: Option<String>,
     pub pace: Option<bool>,
     /// "handshake" (default) or "open".
     pub connection: Option<String>,

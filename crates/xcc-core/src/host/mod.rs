@@ -58,6 +58,10 @@ pub trait Controller {
     fn on_congestion_event(&mut self, now: Time, event: CongestionEvent, flight_size: u64);
     /// Recovery ended with a full ACK (RFC 6582 step 3); `flight_size` as of that ACK.
     fn on_recovery_exit(&mut self, _now: Time, _flight_size: u64) {}
+    /// The transport found its last retransmission timeout spurious and took it back (RFC 5682
+    /// F-RTO; Linux's `tcp_try_undo_loss`): restore what the timeout took (Linux's `undo_cwnd`
+    /// with `prior_ssthresh`). Only with `LossDetection::Rack`; by default nothing.
+    fn on_undo(&mut self, _now: Time) {}
     /// Explicit feedback echoed by the receiver on an ACK.
     fn on_feedback(&mut self, _now: Time, _echo: &CongestionHeader) {}
     /// A data segment of `bytes` payload was sent.
@@ -173,6 +177,9 @@ impl Controller for AnyController {
     }
     fn on_recovery_exit(&mut self, now: Time, flight_size: u64) {
         dispatch!(self, a => a.on_recovery_exit(now, flight_size))
+    }
+    fn on_undo(&mut self, now: Time) {
+        dispatch!(self, a => a.on_undo(now))
     }
     #[inline]
     fn on_feedback(&mut self, now: Time, echo: &CongestionHeader) {

@@ -52,6 +52,21 @@ pub enum RtoPolicy {
     Linux,
 }
 
+/// How the sender decides that a segment is lost (see [`super::rack`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum LossDetection {
+    /// Duplicate ACKs and RFC 6675's `IsLost` (`dupthresh` segments SACKed above a hole), a lost
+    /// retransmission left to the retransmission timer, which forgets the SACK scoreboard and
+    /// goes back N; ns-2's recovery, which produced the papers' numbers.
+    #[default]
+    Rfc6675,
+    /// Linux's (`net.ipv4.tcp_recovery = 1`, `tcp_early_retrans = 3`, `tcp_frto = 2`): RACK's
+    /// time-based loss marking, lost retransmissions included, and Tail Loss Probes (RFC 8985);
+    /// a timeout keeps the SACK scoreboard and is undone when it proves spurious (RFC 5682
+    /// F-RTO, and the timestamp check of Linux's `tcp_packet_delayed`). Needs SACK.
+    Rack,
+}
+
 /// Per-flow transport configuration, shared by both ends.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct TransportConfig {
@@ -77,6 +92,9 @@ pub struct TransportConfig {
     pub clock_granularity: Dur,
     /// How the RTO follows the samples. Default [`RtoPolicy::Rfc6298`].
     pub rto: RtoPolicy,
+    /// How losses are detected. Default [`LossDetection::Rfc6675`]; [`LossDetection::Rack`]
+    /// takes effect only with `sack`.
+    pub loss_detection: LossDetection,
     /// Pace window-based senders at cwnd/srtt (rate-based controllers always pace).
     pub pace_windowed: bool,
     /// How far behind its schedule the pacer may catch up. A driver on a real clock wakes a
@@ -112,6 +130,7 @@ impl Default for TransportConfig {
             max_rto: Dur::from_secs(60),
             clock_granularity: Dur::from_ms(1),
             rto: RtoPolicy::Rfc6298,
+            loss_detection: LossDetection::Rfc6675,
             pace_windowed: false,
             pacing_catch_up: Dur::ZERO,
             partial_ack_rto: PartialAckRto::SlowButSteady,

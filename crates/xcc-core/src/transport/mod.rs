@@ -4,6 +4,9 @@
 //! RFC 7323-style timestamps), detects losses by duplicate ACKs (RFC 6582 NewReno recovery) or,
 //! with SACK on, by the scoreboard (RFC 6675 style), runs the retransmission timer, reacts to
 //! ECN-Echo at most once per window (RFC 3168), and paces when the controller gives a rate.
+//! With [`LossDetection::Rack`] it recovers as Linux does instead ([`rack`]): RACK's time-based
+//! loss marks, lost retransmissions included, tail loss probes (RFC 8985), and timeouts that
+//! keep the SACK scoreboard and are undone when spurious (RFC 5682).
 //! The [`crate::host::Controller`] only decides the window or the rate.
 //!
 //! [`Receiver`] delivers in order, acknowledges cumulatively with SACK blocks, echoes CE until
@@ -18,12 +21,13 @@
 
 mod config;
 pub mod handshake;
+mod rack;
 mod rate;
 mod receiver;
 mod rtt;
 mod sender;
 
-pub use config::{DelayedAck, PartialAckRto, RtoPolicy, TransportConfig};
+pub use config::{DelayedAck, LossDetection, PartialAckRto, RtoPolicy, TransportConfig};
 pub use handshake::Connect;
 pub use rate::RateSample;
 pub use receiver::{Receiver, ReceiverStats};

@@ -34,6 +34,10 @@
 //!   data restarts the RTO, a recovery that acknowledges one hole per RTT would otherwise keep
 //!   a lost tail "in flight" forever: issue #35's MaxNet flow held 4 MB that way for 30 s).
 //!   The scan stops at the first segment sent within the RTO, as Linux's does.
+//! - **Loss recovery, [`LossDetection::Rack`] (Linux's).** Instead of the two above (with SACK):
+//!   RACK marks losses by time, lost retransmissions included, tail loss probes repair a lost
+//!   tail, a timeout keeps the SACK scoreboard and is undone when spurious (`transport/rack.rs`
+//!   has the laws, `sender/rack_hooks.rs` the sender's side).
 //! - **Retransmission timer (RFC 6298).** Armed when data leaves and none is outstanding,
 //!   restarted by ACKs of new data, stopped when all is acknowledged. RTT samples come from the
 //!   echoed timestamp of every ACK that advances `snd_una` (RFC 7323 section 4.1: timestamps
@@ -105,10 +109,13 @@ use std::collections::VecDeque;
 use crate::host::{AckEvent, AnyController, CongestionEvent, Controller};
 use crate::packet::{FlowId, Packet};
 use crate::time::{Dur, Time};
-use crate::transport::{Connect, PartialAckRto, RttEstimator, TransportConfig};
+use crate::transport::{Connect, LossDetection, PartialAckRto, RttEstimator, TransportConfig};
 use crate::wire::{CongestionHeader, Ecn, Flags, SackBlock, Segment, SegmentKind};
 
+use super::rack::Rack;
 use super::rate::RateSampler;
+
+mod rack_hooks;
 
 /// Counters and gauges a driver samples (no logging inside the state machine).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -152,6 +159,12 @@ pub struct SenderStats {
     /// (plus the clock granularity) without the retransmission timer firing: a broken timer
     /// (RFC 6298 section 5), 0 in a correct run. See "Timer check" in the module doc.
     pub rto_overdue: u64,
+    /// Retransmissions found lost by RACK and sent again ([`LossDetection::Rack`]).
+    pub lost_retransmits: u64,
+    /// Tail loss probes sent ([`LossDetection::Rack`]).
+    pub loss_probes: u64,
+    /// Retransmission timeouts undone as spurious ([`LossDetection::Rack`]).
+    pub rto_undos: u64,
 }
 
 /// The largest window in bytes: TCP's (RFC 7323 section 2.3: a 14-bit scale of a 16-bit
@@ -173,6 +186,8 @@ const SACKED: u8 = 1;
 const LOST: u8 = 2;
 /// Scoreboard flag: retransmitted since it was marked lost.
 const RETX: u8 = 4;
+/// Scoreboard flag: sent more than once (RACK's ambiguity rule, F-RTO's "original data").
+const EVER_RETX: u8 = 8;
 
 /// One outstanding segment on the scoreboard.
 #[derive(Copy, Clone, Debug, Default)]
@@ -284,6 +299,8 @@ pub struct Sender<C: Controller = AnyController> {
     /// Delivery-rate estimation, only for controllers that want samples (boxed: the other
     /// flows carry one pointer).
     rate: Option<Box<RateSampler>>,
+    /// RACK-TLP and timeout undo, with [`LossDetection::Rack`] and SACK (boxed, as `rate`).
+    rack: Option<Box<Rack>>,
 }
 
 impl<C: Controller> Sender<C> {
@@ -358,6 +375,7 @@ impl<C: Controller> Sender<C> {
             conn: Connect::new(cfg.handshake, cfg.initial_rto.max(cfg.min_rto).min(cfg.max_rto)),
             ecn: cfg.ecn,
             rate,
+            rack: (cfg.loss_detection == LossDetection::Rack && cfg.sack).then(|| Box::new(Rack::new())),
         }
     }
 
@@ -445,6 +463,7 @@ impl<C: Controller> Sender<C> {
             }
         }
         let newly = ack > self.snd_una;
+        let rto_loss = self.in_rto_loss();
         let mut rtt_sample = None;
         let mut acked_bytes = 0;
         let mut acked_segs = 0;
@@ -458,11 +477,14 @@ impl<C: Controller> Sender<C> {
             if self.rate.is_some() {
                 self.rate_cum_ack(ack);
             }
-            acked_bytes = self.advance(ack);
+            acked_bytes = self.advance(ack, now, seg.ts_echo);
             self.stats.bytes_acked += acked_bytes;
         }
         if self.cfg.sack && seg.sack_len > 0 {
-            self.apply_sack(seg.sack_blocks());
+            self.apply_sack(seg.sack_blocks(), now, seg.ts_echo);
+        }
+        if rto_loss && self.rack.as_deref_mut().is_some_and(|r| r.timeout_was_spurious(newly, seg.ts_echo)) {
+            self.undo_timeout(now);
         }
 
         // RFC 6582 section 3.2.
@@ -481,8 +503,11 @@ impl<C: Controller> Sender<C> {
                     // Step 5: partial ACK. One acknowledged segment was the retransmission; the
                     // others had been counted by duplicate ACKs (Linux's `tcp_remove_reno_sacks`).
                     self.reno_sacked = self.reno_sacked.saturating_sub(acked_segs - 1);
-                    self.mark_lost(self.snd_una);
-                    self.force_rtx = true;
+                    if self.rack.is_none() {
+                        // With RACK, Linux leaves partial ACKs to RACK's clock (no NewReno mark).
+                        self.mark_lost(self.snd_una);
+                        self.force_rtx = true;
+                    }
                     // Section 4.1: slow-but-steady re-arms the RTO on every partial ACK, the
                     // impatient variant only on the first.
                     restart_rto = self.cfg.partial_ack_rto == PartialAckRto::SlowButSteady || !self.partial_seen;
@@ -515,13 +540,15 @@ impl<C: Controller> Sender<C> {
         // around then, and it repairs a loss of the first segment sent after `recover`
         // without an RTO.
         let beyond_recover = ack > self.recover || (ack == self.recover && !self.recover_after_rto);
-        if !self.in_recovery && self.snd_una < self.snd_max && beyond_recover {
+        if self.rack.is_some() {
+            self.rack_on_ack(now, ack, seg.ts_echo, newly);
+        } else if !self.in_recovery && self.snd_una < self.snd_max && beyond_recover {
             let sack_lost = self.cfg.sack && self.snd_una < self.sack_lost_bound;
             if self.dupacks >= self.cfg.dupthresh.max(1) || sack_lost {
                 self.enter_recovery(now);
             }
         }
-        if self.in_recovery && self.cfg.sack {
+        if self.in_recovery && self.cfg.sack && self.rack.is_none() {
             self.mark_sack_losses();
             self.mark_timed_out(now);
         }
@@ -548,6 +575,9 @@ impl<C: Controller> Sender<C> {
         }
         if newly {
             self.rto_period_ends(now);
+        }
+        if self.rack.is_some() {
+            self.rack_rearm(now, newly);
         }
         if let Some(total) = self.total_segs {
             if self.snd_una >= total && self.stats.completed_at.is_none() {
@@ -634,6 +664,11 @@ impl<C: Controller> Sender<C> {
         if self.conn.pending() {
             return self.conn.syn_due().then(|| self.emit_syn(now));
         }
+        if self.rack.as_deref().is_some_and(Rack::probe_pending) {
+            if let Some(p) = self.send_probe(now) {
+                return Some(p);
+            }
+        }
         if self.rate_based {
             if let Some(p) = self.poll_probe(now) {
                 return Some(p);
@@ -694,6 +729,7 @@ impl<C: Controller> Sender<C> {
             }
         };
         take(self.rto_deadline);
+        take(self.rack.as_deref().and_then(Rack::poll_timeout));
         take(self.pacing_blocked.then_some(self.next_send));
         if self.rate_based && self.may_probe() {
             take(self.cc.probe_due());
@@ -713,6 +749,9 @@ impl<C: Controller> Sender<C> {
         if self.cc.poll_timeout().is_some_and(|t| t <= now) {
             self.cc.on_timeout(now);
         }
+        if self.rack.is_some() {
+            self.on_rack_timers(now);
+        }
         match self.rto_deadline {
             Some(t) if t <= now => {}
             _ => return,
@@ -725,6 +764,8 @@ impl<C: Controller> Sender<C> {
         // section 3.2 step 1 (`recover` = highest sent, so later duplicate ACKs of the same
         // window do not start a fast retransmit).
         self.stats.timeouts += 1;
+        // F-RTO is armed unless this is the first timeout of a fast recovery (`tcp_enter_loss`).
+        let frto = !self.in_recovery || self.rtt.backoff_count() > 0;
         self.cc.on_congestion_event(now, CongestionEvent::Timeout, self.out_bytes);
         self.rtt.on_backoff();
         // A timeout ends fast recovery without `on_recovery_exit`: the loss window replaces it.
@@ -737,6 +778,12 @@ impl<C: Controller> Sender<C> {
         self.ecn_end = self.ecn_end.max(self.snd_max);
         self.cwr_end = 0;
         self.cwr_pending = self.ecn;
+        if self.rack.is_some() {
+            self.rack_timeout_marks(now, frto);
+            self.rto_deadline = Some(now + self.rtt.rto());
+            self.rto_period_ends(now);
+            return;
+        }
         // Forget SACK information (RFC 6675 section 5.1, RFC 2018 section 8) and presume every
         // outstanding segment lost: go-back-N from snd_una.
         if let Some(mut r) = self.rate.take() {
@@ -890,7 +937,7 @@ impl<C: Controller> Sender<C> {
         let mut flags = Flags::default();
         if retx {
             let i = (seq - self.snd_una) as usize;
-            self.set_flags(i, self.board[i].flags | RETX, payload);
+            self.set_flags(i, self.board[i].flags | RETX | EVER_RETX, payload);
             self.sent_at[i] = now;
             self.stats.retransmits += 1;
             if let Some(r) = self.rate.as_deref_mut() {
@@ -919,6 +966,9 @@ impl<C: Controller> Sender<C> {
             // The last segment closes the connection (see `handshake`).
             flags.insert(Flags::FIN);
         }
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_sent(now, seq, retx);
+        }
         self.cc.on_sent(now, payload);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += payload;
@@ -928,6 +978,9 @@ impl<C: Controller> Sender<C> {
         }
         if self.rto_due_by.is_none() {
             self.rto_due_by = Some(now + self.rtt.rto());
+        }
+        if !retx && self.rack.is_some() {
+            self.schedule_probe(now, false);
         }
         if let Some(rate) = pacing {
             let gap = Dur::from_secs_f64(wire_bytes as f64 * 8.0 / rate);
@@ -989,11 +1042,18 @@ impl<C: Controller> Sender<C> {
 
     /// Cumulative ACK up to `ack` (exclusive): drops the entries, returns the bytes acknowledged.
     #[inline]
-    fn advance(&mut self, ack: u32) -> u64 {
+    fn advance(&mut self, ack: u32, now: Time, ts_echo: Time) -> u64 {
         let mut bytes = 0;
+        let (high_sacked, min_rtt) = (self.high_sacked, self.rtt.min_rtt());
         for seq in self.snd_una..ack {
             let st = self.board.pop_front().unwrap_or_default();
-            self.sent_at.pop_front();
+            let sent_at = self.sent_at.pop_front().unwrap_or_default();
+            if let Some(r) = self.rack.as_deref_mut() {
+                if st.flags & SACKED == 0 {
+                    let ever = st.flags & EVER_RETX != 0;
+                    r.on_delivered(now, seq, sent_at, ever, seq < high_sacked, ts_echo, min_rtt);
+                }
+            }
             let b = self.payload(seq);
             bytes += b;
             self.pipe -= pipe_share(st.flags, b);
@@ -1067,8 +1127,11 @@ impl<C: Controller> Sender<C> {
             self.reno_sacked = self.dupacks.min(max);
         }
         self.dupacks = 0;
-        // RFC 6582 step 2 / RFC 6675 section 5 (4.3): retransmit the first unacknowledged segment.
-        self.mark_lost(self.snd_una);
+        // RFC 6582 step 2 / RFC 6675 section 5 (4.3): retransmit the first unacknowledged segment
+        // (with RACK: the first segment RACK marked, which need not be that one).
+        if self.rack.is_none() {
+            self.mark_lost(self.snd_una);
+        }
         self.force_rtx = true;
     }
 
@@ -1145,8 +1208,9 @@ impl<C: Controller> Sender<C> {
 
     /// Applies the SACK blocks of one ACK (RFC 2018); blocks below `snd_una` (D-SACK) or beyond
     /// `snd_max` are clipped.
-    fn apply_sack(&mut self, blocks: &[SackBlock]) {
+    fn apply_sack(&mut self, blocks: &[SackBlock], now: Time, ts_echo: Time) {
         let mut new = false;
+        let (high_sacked, min_rtt) = (self.high_sacked, self.rtt.min_rtt());
         for b in blocks {
             let end = b.end.min(self.snd_max);
             let mut seq = b.start.max(self.snd_una);
@@ -1160,6 +1224,10 @@ impl<C: Controller> Sender<C> {
                 let bytes = self.payload(seq);
                 if let Some(r) = self.rate.as_deref_mut() {
                     r.on_delivered(i, seq, bytes);
+                }
+                if let Some(r) = self.rack.as_deref_mut() {
+                    let ever = f & EVER_RETX != 0;
+                    r.on_delivered(now, seq, self.sent_at[i], ever, seq < high_sacked, ts_echo, min_rtt);
                 }
                 self.set_flags(i, f | SACKED, bytes);
                 self.board[i].skip = seq + 1;

@@ -240,10 +240,20 @@ impl SinkReport {
 
 /// Accepts one connection and reads it to the end, sampling the byte count.
 pub fn tcp_sink(listener: TcpListener) -> io::Result<SinkReport> {
+    tcp_sink_until(listener, None)
+}
+
+/// [`tcp_sink`] that stops reading at `give_up_at` if the connection has not ended by then:
+/// the reset that ends an unlimited flow is one packet, and a full buffer on the path can drop
+/// it, which would leave the sink (and the run joining it) waiting for ever.
+pub fn tcp_sink_until(listener: TcpListener, give_up_at: Option<Instant>) -> io::Result<SinkReport> {
     let waiting = Abortable::track(&listener);
     let (mut s, _) = listener.accept()?;
     drop(waiting);
     let _abortable = Abortable::track(&s);
+    if give_up_at.is_some() {
+        s.set_read_timeout(Some(Duration::from_millis(100)))?;
+    }
     let start = Instant::now();
     let mut buf = vec![0u8; 256 * 1024];
     let mut r = SinkReport::default();
@@ -252,6 +262,12 @@ pub fn tcp_sink(listener: TcpListener) -> io::Result<SinkReport> {
             Ok(n) => n,
             // An unlimited flow ends with a reset (see `tcp_send`).
             Err(e) if e.kind() == io::ErrorKind::ConnectionReset => 0,
+            Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                if give_up_at.is_some_and(|at| Instant::now() >= at) {
+                    return Ok(r);
+                }
+                continue;
+            }
             Err(e) => return Err(e),
         };
         if n == 0 {

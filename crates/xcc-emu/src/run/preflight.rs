@@ -6,6 +6,7 @@
 use std::io;
 
 use xcc_build::scenario::model::{Cc, FlowKind, Scenario, Transport};
+use xcc_core::algorithms::dctcp::DctcpParams;
 
 use crate::os::netns;
 use crate::router::carrier::SIM_HEADER_BYTES;
@@ -46,12 +47,7 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
         ));
     }
     if stack == Stack::Kernel {
-        let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;
-        if !available.split_whitespace().any(|c| c == "maxnet") {
-            return Err(io::Error::other(
-                "xcc emu --stack kernel: the kernel has no maxnet congestion control (run `xcc kernel load` first)",
-            ));
-        }
+        check_kernel_params(s)?;
     }
     if !s.arrivals.is_empty() {
         return Err(io::Error::other("xcc emu: [[arrivals]] are not emulated yet ([[flow]] and [[transactions]] are)"));
@@ -108,6 +104,59 @@ pub fn check(s: &Scenario, stack: Stack) -> io::Result<u32> {
         }
     }
     Ok(header.unwrap_or(SIM_HEADER_BYTES))
+}
+
+fn kernel_users(s: &Scenario) -> Vec<(String, &Cc)> {
+    let mut users: Vec<(String, &Cc)> = Vec::new();
+    for f in &s.flows {
+        if let FlowKind::Bulk { cc, .. } = &f.kind {
+            users.push((format!("flow {}", f.name), cc));
+        }
+    }
+    for t in &s.transactions {
+        users.push((format!("transactions {}", t.name), &t.cc));
+    }
+    users
+}
+
+/// `--stack kernel`: kernel DCTCP is asked only for what Linux's law has (g = 1/16, alpha
+/// starting at 1, 10 segments' initial window: `tcp_dctcp.c`, `TCP_INIT_CWND`).
+fn check_kernel_params(s: &Scenario) -> io::Result<()> {
+    for (who, cc) in kernel_users(s) {
+        let Cc::Dctcp(p) = cc else { continue };
+        let d = DctcpParams::default();
+        if p.g != d.g || p.initial_alpha != d.initial_alpha || p.initial_window != d.initial_window {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{who}: kernel DCTCP (--stack kernel) runs Linux's law with g = 0.0625, initial_alpha = 1 and an \
+                     initial_window of 10 segments; this flow asks g = {}, initial_alpha = {}, initial_window = {}: \
+                     remove them or run it on --stack udp",
+                    p.g, p.initial_alpha, p.initial_window
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `--stack kernel`, before a run: every kernel-resident congestion control the scenario's
+/// flows ask for is registered (the Python side's `emulate(stack="kernel")` loads `maxnet`
+/// and `xcc_dctcp` for the run; `xcc kernel load` loads `maxnet`).
+pub fn check_registered(s: &Scenario) -> io::Result<()> {
+    let available = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_available_congestion_control")?;
+    for (who, cc) in kernel_users(s) {
+        let Some(name) = cc.linux_tcp(true) else { continue };
+        if !available.split_whitespace().any(|c| c == name) {
+            return Err(io::Error::other(format!(
+                "xcc emu --stack kernel: {who} needs the {name} congestion control, which this kernel does not have \
+                 registered (tcp_available_congestion_control: {}); `xcc emu --stack kernel` and `xcc compare \
+                 --stack kernel` load the BPF ones for the run, `xcc kernel load` loads maxnet",
+                available.trim()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Sessions of a `[sessions]` table the emulator runs at most: each session's two hosts are
@@ -175,6 +224,7 @@ mod tests {
             quick_acks: 0,
             handshake: true,
             linux_rto: false,
+            rack: false,
         };
         // XCP's shim is 2 + 16 bytes: 2000 - 28 - 18 - 32 = 1922 (docs/emu.md).
         assert_eq!(largest_mss(&Cc::Xcp(XcpCcParams {})), 1922);
@@ -182,6 +232,44 @@ mod tests {
         // The default MSS fits with every shim: XCP's is the largest.
         assert_eq!(wire_packet_bytes(&Cc::Xcp(XcpCcParams {}), &t(1460)), 1538);
         assert_eq!(wire_packet_bytes(&Cc::Rcp(RcpCcParams {}), &t(largest_mss(&Cc::Rcp(RcpCcParams {})))), 2000);
+    }
+
+    /// `--stack kernel` runs Linux's DCTCP law: a DCTCP flow asking for another g, initial alpha
+    /// or initial window is refused naming the flow and the values; the defaults pass.
+    #[test]
+    fn kernel_dctcp_with_parameters_linux_lacks_is_refused() {
+        let text = |cc: &str| {
+            format!(
+                r#"
+name = "t"
+duration = "1s"
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+between = ["a", "b"]
+rate = "10Mbps"
+delay = "1ms"
+buffer = "unlimited"
+queue = "dctcp"
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+cc = {cc}
+"#
+            )
+        };
+        let check = |cc: &str| {
+            let s = xcc_build::resolve(&text(cc), "t.toml", xcc_build::Format::Toml).unwrap();
+            check_kernel_params(&s).map_err(|e| e.to_string())
+        };
+        assert_eq!(check(r#""dctcp""#), Ok(()));
+        assert_eq!(check(r#"{ kind = "dctcp", g = 0.0625 }"#), Ok(()));
+        let e = check(r#"{ kind = "dctcp", g = 0.125 }"#).unwrap_err();
+        assert!(e.contains("flow f: kernel DCTCP") && e.contains("g = 0.125"), "{e}");
+        assert!(check(r#"{ kind = "dctcp", initial_window = 4 }"#).unwrap_err().contains("initial_window = 4"));
     }
 
     /// Session flows: a packet too large for the MTU or too small for the framing, and a

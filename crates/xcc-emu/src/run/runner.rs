@@ -62,6 +62,9 @@ pub fn emulate_on(s: &Scenario, stack: Stack) -> io::Result<EmuOutput> {
     // 1. Preflight and plan, from the network the simulator builds too (a `[sessions]` table
     // expanded into its hosts, links and session flows: `s` is that scenario from here on).
     let header_bytes = crate::run::preflight::check(s, stack)?;
+    if stack == Stack::Kernel {
+        crate::run::preflight::check_registered(s)?;
+    }
     let network = xcc_build::Network::build(s.clone())
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("xcc emu: {e}")))?;
     crate::run::preflight::check_sessions(&network.scenario)?;

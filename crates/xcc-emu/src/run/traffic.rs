@@ -10,10 +10,11 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use xcc_build::scenario::model::{FlowKind, Scenario};
+use xcc_build::scenario::model::{Cc, FlowKind, Scenario};
 use xcc_core::{Dur, Time};
 
 use crate::hosts::sessions as session_hosts;
+
 use crate::hosts::udp_transport::{self, FlowSetup, TransportRun};
 use crate::hosts::{apps, cbr};
 use crate::os::netns::HostNs;
@@ -25,6 +26,10 @@ use crate::run::paths::Paths;
 use crate::run::plan::Plan;
 use crate::run::stack::Stack;
 use xcc_build::network::SessionGroups;
+
+/// How long after the run's end a Linux TCP flow's sink keeps reading without seeing the end of
+/// the connection (a sized transfer's last bytes, or the reset of an unlimited one).
+const SINK_GRACE: Duration = Duration::from_secs(5);
 
 /// Fine samples, so that each metrics interval's end falls within 10 ms of one.
 const SAMPLE: Dur = Dur(10_000_000);
@@ -132,11 +137,17 @@ impl Traffic {
                 Some(linux_cc) => {
                     let port = 20000 + i as u16;
                     let listener = sys::in_netns(&hosts[b].path(), || TcpListener::bind(addr(hosts[b].addr, port)))?;
+                    if matches!(cc, Cc::Dctcp(_)) {
+                        // DCTCP's receiver echoes CE per packet (its accepted socket inherits this).
+                        apps::set_tcp_congestion(&listener, linux_cc)?;
+                    }
                     let (src_ns, dst) = (hosts[a].path(), addr(hosts[b].addr, port));
                     let start = Duration::from_nanos(f.start_ns);
                     let stop_at = f.stop_ns.map_or(duration, |n| Duration::from_nanos(n).min(duration));
                     let mss = linux_mss(&transport);
-                    let sink = thread::spawn(move || apps::tcp_sink(listener));
+                    // Bounded: a reset lost at a full buffer must not hold the run (apps.rs).
+                    let give_up_at = t0 + duration + SINK_GRACE;
+                    let sink = thread::spawn(move || apps::tcp_sink_until(listener, Some(give_up_at)));
                     let sender = thread::spawn(move || -> io::Result<apps::BulkReport> {
                         if !apps::sleep_until(t0 + start) {
                             return Err(io::Error::new(io::ErrorKind::Interrupted, "stopped"));

@@ -727,6 +727,15 @@ impl Controller for Bbr {
         self.ca_state = CaState::Open;
     }
 
+    fn on_undo(&mut self, _now: Time) {
+        // bbr_undo_cwnd: STARTUP's full-pipe check starts over and long-term sampling is
+        // reset; the window is left as it is. The loss state ends (the transport leaves it), so
+        // the next ACK restores the saved window (`recover_or_restore`).
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.reset_lt();
+    }
+
     fn on_sent(&mut self, now: Time, _bytes: u64) {
         if !self.started {
             // bbr_init at the connection's first transmission.

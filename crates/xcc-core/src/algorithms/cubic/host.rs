@@ -123,6 +123,11 @@ pub struct Cubic {
     last_send: Time,
     idle: bool,
     srtt: Dur,
+    /// What a reduction took, for its undo (`tcp_sock`'s `prior_cwnd`, `prior_ssthresh`; 0: no
+    /// undo), and whether a loss reduction is in progress (`tcp_in_cwnd_reduction`).
+    prior_cwnd: u32,
+    prior_ssthresh: u32,
+    reducing: bool,
 }
 
 impl Cubic {
@@ -156,6 +161,9 @@ impl Cubic {
             last_send: Time::ZERO,
             idle: true,
             srtt: Dur::ZERO,
+            prior_cwnd: 0,
+            prior_ssthresh: 0,
+            reducing: false,
         }
     }
 
@@ -348,6 +356,16 @@ impl Cubic {
         }
     }
 
+    /// `tcp_current_ssthresh`: ssthresh, or 3/4 of the window if that is more (outside a
+    /// reduction).
+    fn current_ssthresh(&self) -> u32 {
+        if self.reducing {
+            self.ssthresh
+        } else {
+            self.ssthresh.max((self.cwnd >> 1) + (self.cwnd >> 2))
+        }
+    }
+
     /// `cubictcp_recalc_ssthresh`.
     fn recalc_ssthresh(&mut self) -> u32 {
         self.epoch_start = None;
@@ -396,6 +414,10 @@ impl Controller for Cubic {
     fn on_congestion_event(&mut self, now: Time, event: CongestionEvent, _flight_size: u64) {
         match event {
             CongestionEvent::Loss | CongestionEvent::Ecn => {
+                // tcp_enter_recovery / tcp_init_cwnd_reduction: an ECN reduction is not undone.
+                self.prior_ssthresh = if event == CongestionEvent::Loss { self.current_ssthresh() } else { 0 };
+                self.prior_cwnd = self.cwnd;
+                self.reducing = true;
                 self.ssthresh = self.recalc_ssthresh();
                 self.cwnd = self.ssthresh;
                 self.cwnd_cnt = 0;
@@ -403,8 +425,15 @@ impl Controller for Cubic {
             CongestionEvent::Timeout => {
                 // tcp_enter_loss: a repeated timeout (cwnd already 1) keeps ssthresh.
                 if self.cwnd > 1 {
+                    // tcp_enter_loss saves the window for an undo unless a fast recovery's
+                    // reduction already did.
+                    if !self.reducing {
+                        self.prior_ssthresh = self.current_ssthresh();
+                        self.prior_cwnd = self.cwnd;
+                    }
                     self.ssthresh = self.recalc_ssthresh();
                 }
+                self.reducing = false;
                 self.cwnd = 1;
                 self.cwnd_cnt = 0;
                 self.reset();
@@ -413,7 +442,18 @@ impl Controller for Cubic {
         }
     }
 
+    fn on_undo(&mut self, _now: Time) {
+        // tcp_undo_cwnd_reduction with tcp_reno_undo_cwnd (CUBIC's `undo_cwnd`): the window
+        // before the reduction, ssthresh back to what it was; CUBIC's own state stays reset.
+        if self.prior_ssthresh > 0 {
+            self.cwnd = self.cwnd.max(self.prior_cwnd);
+            self.ssthresh = self.ssthresh.max(self.prior_ssthresh);
+        }
+        self.reducing = false;
+    }
+
     fn on_recovery_exit(&mut self, _now: Time, _flight_size: u64) {
+        self.reducing = false;
         // tcp_end_cwnd_reduction: cwnd = ssthresh.
         if self.ssthresh < INFINITE_SSTHRESH {
             self.cwnd = self.ssthresh;
@@ -687,6 +727,36 @@ mod tests {
         assert_eq!((c.cwnd_segments(), c.ssthresh_bytes(), c.w_max_segments()), (1, 70 * MSS, 0));
         c.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, 0);
         assert_eq!(c.ssthresh_bytes(), 70 * MSS);
+    }
+
+    // Undo of a spurious timeout (tcp_undo_cwnd_reduction with tcp_reno_undo_cwnd): cwnd 100,
+    // ssthresh 80 -> timeout: prior_cwnd 100, prior_ssthresh = max(80, 3/4 x 100) = 80; cwnd 1,
+    // ssthresh 70 -> undo: cwnd 100, ssthresh 80. A second timeout (cwnd 1) saves nothing, so
+    // the undo still restores 100. After a fast recovery's reduction the timeout keeps the
+    // recovery's saved window. An ECN reduction is never undone.
+    #[test]
+    fn undo_restores_the_window_before_the_timeout() {
+        let mut c = cubic();
+        c.cwnd = 100;
+        c.ssthresh = 80;
+        c.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, 0);
+        c.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, 0);
+        assert_eq!((c.cwnd_segments(), c.ssthresh_bytes()), (1, 70 * MSS));
+        c.on_undo(Time::ZERO);
+        assert_eq!((c.cwnd_segments(), c.ssthresh_bytes()), (100, 80 * MSS));
+        let mut c = cubic();
+        c.cwnd = 100;
+        c.on_congestion_event(Time::ZERO, CongestionEvent::Loss, 0);
+        assert_eq!(c.cwnd_segments(), 70);
+        c.on_congestion_event(Time::ZERO, CongestionEvent::Timeout, 0);
+        c.on_undo(Time::ZERO);
+        assert_eq!(c.cwnd_segments(), 100);
+        let mut c = cubic();
+        c.cwnd = 100;
+        c.ssthresh = 80;
+        c.on_congestion_event(Time::ZERO, CongestionEvent::Ecn, 0);
+        c.on_undo(Time::ZERO);
+        assert_eq!((c.cwnd_segments(), c.ssthresh_bytes()), (70, 70 * MSS));
     }
 
     // Idle: with an epoch running, 3 s without sending (nothing in flight) moves the epoch

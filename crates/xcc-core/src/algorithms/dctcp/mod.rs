@@ -81,7 +81,17 @@ impl HostParams for DctcpParams {
     fn shim(&self) -> CongestionHeader {
         CongestionHeader::None
     }
+
+    /// On `--stack kernel` DCTCP runs in Linux: the BPF struct_ops [`KERNEL_NAME`]
+    /// (python/xcclab/kernel/src/dctcp.bpf.c, the law of Linux's `tcp_dctcp.c`, docs/kernel.md).
+    fn linux_tcp(&self, kernel_stack: bool) -> Option<&'static str> {
+        kernel_stack.then_some(KERNEL_NAME)
+    }
 }
+
+/// Linux's name of kernel DCTCP as xcclab registers it (not `dctcp`, the module's, so the two
+/// never collide on kernels that have the module).
+pub const KERNEL_NAME: &str = "xcc_dctcp";
 
 // ---- `queue = "dctcp"` or `{ kind = "dctcp", k = "65pkt" }`: the switch's marking threshold.
 
