@@ -195,7 +195,8 @@ def test_reproduce_rtt_fairness_emu_quick_rcp(tmp_path):
             assert abs(emu[key] / sim[key] - 1) < 0.05, (key, emu[key], sim[key], r)
     else:
         assert "Beyond them: RCP (" in text
-    assert (tmp_path / "emu" / "runs" / "rcp-emu" / "run.json").is_file()
+    assert (tmp_path / "emu" / "runs" / "rcp-emu-1" / "run.json").is_file()
+    assert metrics["runs_per_cell"] == 2 and len(metrics["real_runs"]["rcp"]) == 2
 
 
 def test_bench_emu_measures_the_router(capsys):

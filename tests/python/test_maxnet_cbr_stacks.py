@@ -220,3 +220,25 @@ def test_two_link_discussion_names_the_intervals_off_max_min():
     assert "not in 0-20 s (f1 -11 %)" in lines[1]
     assert "A->B 0-20 s: 1 (max 4) against 1.0 (max 4)" in lines[2]
     assert two_link_stacks.discussion({"sim": measured["sim"]}, "kernel") == []
+
+
+def test_two_link_rows_over_runs_are_judged_on_their_intervals():
+    """Five runs of each side: each claim and each real-against-simulated row is a mean and
+    95 % interval with n = 5, and a real spread as wide as the bound is inconclusive."""
+    scales = (0.90, 0.95, 1.0, 1.05, 1.10)  # f1's first rate: 486-594 Mbit/s around 540
+    runs = {
+        "sim": [_two_link_measured() for _ in scales],
+        "kernel": [_two_link_measured(scale=k) for k in scales],
+    }
+    measured = {s: r[0] for s, r in runs.items()}
+    gaps = {g.quantity: g for g in two_link_stacks.sim_gaps(measured, "kernel", runs)}
+    first = gaps["rate of f1 in 0-20 s"]
+    assert first.interval("kernel").n == 5 and first.sim_interval().n == 5
+    assert first.status("kernel") == "inconclusive"  # mean equal, interval beyond +-5 %
+    assert gaps["rate of f2 in 20-40 s"].status("kernel") == "holds"
+    assert "(n = 5)" in _stacks.gap_rows(list(gaps.values()), ("kernel",))[1][0][2]
+    judged = _stacks.score_stacks(two_link.claims, measured, runs)
+    numbers = [x for x in judged["kernel"][0] if x.ours is not None]
+    assert numbers and all(x.ours.n == 5 for x in numbers)
+    rows = two_link_stacks.interval_rows(measured, "kernel", judged, runs)
+    assert rows[0][5].startswith("540.0")  # the mean of the five runs

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ...claims import Estimate, Ordering, Qualitative, Quote, Shape, estimate
+from ..common.repeats import judge_difference
 from ..common.report import atomic_dir, fmt, markdown_table, write_metrics
 from ..common.templates import render
 from ..experiment import Experiment
@@ -245,13 +246,8 @@ def agreement(sim: dict[str, Any], kernel: dict[str, Any], key: str) -> dict[str
     diff = k["mean"] - s["mean"]
     half = math.hypot((s["hi"] - s["lo"]) / 2, (k["hi"] - k["lo"]) / 2)
     lo, hi = diff - half, diff + half
-    status = (
-        "holds"
-        if -bound <= lo and hi <= bound
-        else "fails"
-        if hi < -bound or lo > bound
-        else "inconclusive"
-    )
+    # The scorer's rule on an interval (common/repeats.py), as every real-packet report.
+    status = judge_difference(Estimate(diff, lo, hi, min(s["n"], k["n"])), bound)
     return {
         "difference": diff,
         "lo": lo,

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from ...claims import Claim, Scored, Verdict, score, verdict
+from ...claims import Claim, Estimate, Scored, Verdict, estimate, score, verdict
 from . import explicit
+from .repeats import claims_over_runs, difference_interval, judge_difference
 
 #: xcclab's UDP transport's MSS on the stacks' MaxNet runs (1432 B): 1500-byte datagrams with
 #: its headers and MaxNet's shim (read from the registry), the size of the kernel stack's Linux
@@ -58,12 +59,17 @@ __all__ = [
 def score_stacks(
     claims: Callable[[dict[str, Any]], list[Claim]],
     measured: Mapping[str, dict[str, Any]],
+    runs: Mapping[str, Sequence[dict[str, Any]]] | None = None,
 ) -> dict[str, tuple[list[Scored], Verdict]]:
     """Each stack's claims (``claims({"measured": measured[stack]})``) scored, and its
-    verdict."""
+    verdict; a stack with several ``runs`` (its measurements, one per run) is judged on each
+    claim's mean and 95 % interval over them (:func:`~.repeats.claims_over_runs`)."""
     out = {}
     for stack, m in measured.items():
-        scored = [score(c) for c in claims({"measured": m})]
+        many = (runs or {}).get(stack)
+        scored = [
+            score(c) for c in (claims_over_runs(claims, many) if many else claims({"measured": m}))
+        ]
         ids = [s.claim.id for s in scored]
         if len(set(ids)) != len(ids):
             raise ValueError(f"claim ids are not unique: {ids}")
@@ -77,7 +83,8 @@ def _ours(s: Scored | None) -> str:
     if s is None or s.ours is None:
         return "n/a"
     unit = f" {s.claim.unit}" if s.claim.unit else ""
-    return s.ours.text() + unit
+    n = f" (n = {s.ours.n})" if s.ours.n > 1 else ""
+    return s.ours.text() + unit + n
 
 
 def _cell(text: str) -> str:
@@ -124,6 +131,35 @@ class SimGap:
     real: dict[str, float | None]
     bound: float
     relative: bool = False
+    #: each real stack's value in every run (the interval's data); a stack without runs here
+    #: is its one value in ``real``
+    runs: Mapping[str, Sequence[float | None]] = field(default_factory=dict)
+    #: the simulator's value in every run (seeds 1..n); empty: its one value ``sim``
+    sim_runs: Sequence[float | None] = ()
+
+    def interval(self, stack: str) -> Estimate | None:
+        """The stack's mean and 95 % interval over its runs (one run: a point)."""
+        return _over(self.runs.get(stack) or [self.real.get(stack)])
+
+    def sim_interval(self) -> Estimate | None:
+        """The simulator's mean and 95 % interval over its runs (one run: a point)."""
+        return _over(self.sim_runs or [self.sim])
+
+    def _difference(self, stack: str) -> Estimate | None:
+        e, s = self.interval(stack), self.sim_interval()
+        return None if e is None or s is None else difference_interval(e, s)
+
+    def status(self, stack: str) -> str | None:
+        """real - simulated against the bound on the intervals (the scorer's rule):
+        "holds", "fails", "inconclusive"; None when either side is missing."""
+        d = self._difference(stack)
+        if d is None or self.sim is None:
+            return None
+        if self.relative:
+            if not self.sim:
+                return None
+            d = d.scaled(1 / abs(self.sim))
+        return judge_difference(d, self.bound + 1e-12)
 
     def diff(self, stack: str) -> float | None:
         r = self.real.get(stack)
@@ -145,12 +181,21 @@ class SimGap:
         return f"±{self.bound:g} {self.unit}".rstrip()
 
     def diff_text(self, stack: str, digits: int = 2) -> str:
-        d = self.diff(stack)
-        if d is None:
+        """The difference of the means and, over several runs, its interval, with the
+        verdict of :meth:`status` (within, outside, inconclusive)."""
+        d = self._difference(stack)
+        if d is None or self.sim is None:
             return "n/a"
-        ok = self.within(stack)
-        text = f"{100 * d:+.1f} %" if self.relative else f"{d:+.{digits}f}"
-        return f"{text} ({'within' if ok else 'outside'})"
+        if self.relative:
+            if not self.sim:
+                return "n/a"
+            d = d.scaled(100 / abs(self.sim))
+        text = f"{d.mean:+.1f} %" if self.relative else f"{d.mean:+.{digits}f}"
+        if d.n > 1:
+            ends = (f"{x:+.1f}" if self.relative else f"{x:+.{digits}f}" for x in (d.lo, d.hi))
+            text += " [{}, {}]".format(*ends)
+        word = {"holds": "within", "fails": "outside", "inconclusive": "inconclusive"}
+        return f"{text} ({word[self.status(stack) or 'fails']})"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -162,6 +207,16 @@ class SimGap:
             "relative": self.relative,
             "diff": {s: self.diff(s) for s in self.real},
             "within": {s: self.within(s) for s in self.real},
+            "runs": {s: list(v) for s, v in self.runs.items()},
+            "sim_runs": list(self.sim_runs),
+            "sim_interval": (
+                None if self.sim_interval() is None else self.sim_interval().to_json()  # type: ignore[union-attr]
+            ),
+            "interval": {
+                s: (None if self.interval(s) is None else self.interval(s).to_json())  # type: ignore[union-attr]
+                for s in self.real
+            },
+            "status": {s: self.status(s) for s in self.real},
         }
 
 
@@ -176,8 +231,8 @@ def gap_rows(
         rows.append(
             [
                 _cell(f"{g.quantity} ({g.unit})" if g.unit else g.quantity),
-                _num(g.sim, digits),
-                *(_num(g.real.get(s), digits) for s in stacks),
+                _interval_text(g.sim_interval(), digits),
+                *(_interval_text(g.interval(s), digits) for s in stacks),
                 g.bound_text(),
                 *(g.diff_text(s, digits) for s in stacks),
             ]
@@ -186,9 +241,23 @@ def gap_rows(
 
 
 def gap_summary(gaps: Sequence[SimGap], stack: str) -> tuple[int, int]:
-    """(within the bound, measured) over ``gaps`` for ``stack``."""
-    judged = [g.within(stack) for g in gaps]
-    return sum(1 for w in judged if w), sum(1 for w in judged if w is not None)
+    """(within the bound on the runs' interval, measured) over ``gaps`` for ``stack``."""
+    judged = [g.status(stack) for g in gaps]
+    return sum(1 for w in judged if w == "holds"), sum(1 for w in judged if w is not None)
+
+
+def _over(values: Sequence[float | None]) -> Estimate | None:
+    e = estimate([v for v in values if v is not None and math.isfinite(v)])
+    return e if e.n else None
+
+
+def _interval_text(e: Estimate | None, digits: int) -> str:
+    """A mean, with its 95 % interval and n over several runs."""
+    if e is None:
+        return "n/a"
+    if e.n <= 1:
+        return _num(e.mean, digits)
+    return f"{e.mean:.{digits}f} [{e.lo:.{digits}f}, {e.hi:.{digits}f}] (n = {e.n})"
 
 
 def _num(x: float | None, digits: int) -> str:

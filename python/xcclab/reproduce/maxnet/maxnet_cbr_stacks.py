@@ -15,6 +15,13 @@ The paper's claims are those of the simulated report (``maxnet_cbr.claims``), ju
 stack by the one scorer; each real stack is also compared with the simulator, number by number,
 against a bound stated here (:data:`SIM_BOUNDS`). ``--stack`` names the stack the report leads
 with; all three run either way.
+
+Repeats (issues 31 and 34): every stack runs :func:`~..common.repeats.runs_for` times (5; 2 at
+``--quick``) with seeds 1..n, and its claims and the agreements of the real stacks with the
+simulator are judged on the mean and 95 % interval over those runs, by the scorer's rule (holds
+inside, fails outside, inconclusive across an edge). The seed draws the phase of the MaxNet
+router's price update (``crates/xcc-core/src/algorithms/maxnet/mod.rs``), the scenario's only
+random draw; the real runs vary besides with the machine's own timing.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..common.repeats import load_1min, runs_for
 from ..common.report import (
     atomic_dir,
     figure_links,
@@ -84,10 +92,11 @@ def scenario_dict(scale: float, stack: str) -> dict[str, Any]:
     return d
 
 
-def run_stack(stack: str, scale: float) -> Any:
+def run_stack(stack: str, scale: float, seed: int = 1) -> Any:
     import xcclab
 
     data = scenario_dict(scale, stack)
+    data["seed"] = seed
     if stack == "sim":
         return xcclab.run(data, progress=False)
     from ...kernel.emu import run_emu
@@ -156,8 +165,12 @@ def measure_stack(result: Any, scale: float, fluid: dict[str, float]) -> dict[st
     return m
 
 
-def sim_gaps(measured: dict[str, dict[str, Any]]) -> list[SimGap]:
-    """Each real stack's numbers against the simulator's, with :data:`SIM_BOUNDS`."""
+def sim_gaps(
+    measured: dict[str, dict[str, Any]],
+    runs: dict[str, list[dict[str, Any]]] | None = None,
+) -> list[SimGap]:
+    """Each real stack's numbers against the simulator's, with :data:`SIM_BOUNDS`, on the
+    intervals over each real stack's ``runs`` where given."""
     out = []
     for quantity, key, k, unit, bound, relative in SIM_BOUNDS:
 
@@ -173,6 +186,15 @@ def sim_gaps(measured: dict[str, dict[str, Any]]) -> list[SimGap]:
                 {s: val(s) for s in REAL if s in measured},
                 bound,
                 relative,
+                {
+                    s: [None if m.get(key) is None else float(m[key]) * k for m in rs]
+                    for s, rs in (runs or {}).items()
+                    if s in REAL
+                },
+                [
+                    None if m.get(key) is None else float(m[key]) * k
+                    for m in (runs or {}).get("sim", [])
+                ],
             )
         )
     return out
@@ -196,38 +218,50 @@ def run(
     scale = base.QUICK_SCALE if quick else 1.0
     out_dir = Path(out_dir)
     fluid = base.fluid_reclaim()
+    n_runs = runs_for(quick)
     with atomic_dir(out_dir) as tmp:
-        results: dict[str, Any] = {}
+        results: dict[str, Any] = {}  # the simulated run and each real stack's first
         failures: dict[str, list[str]] = {}
+        runs: dict[str, list[dict[str, Any]]] = {}  # each real stack's measurements, per run
         for s in STACKS:
-            log(f"{ID} --stack {s}: {base.T_F_S * scale:g} s")
-            if s == "sim":
-                results[s] = run_stack(s, scale)
-            else:
-                result, failed = run_real(lambda s=s: run_stack(s, scale), log=log)
-                if failed:
-                    failures[s] = failed
+            for i in range(1, n_runs + 1):
+                log(f"{ID} --stack {s}: {base.T_F_S * scale:g} s, run {i}/{n_runs} (seed {i})")
+                load = load_1min()
+                if s == "sim":
+                    result = run_stack(s, scale, i)
+                else:
+                    result, failed = run_real(lambda s=s, i=i: run_stack(s, scale, i), log=log)
+                    if failed:
+                        failures[f"{s} run {i}"] = failed
                 if result is None:
                     continue
-                results[s] = result
-            results[s].save(tmp / "runs" / s)
-        measured = {s: measure_stack(r, scale, fluid) for s, r in results.items()}
-        judged = score_stacks(base.claims, measured)
-        gaps = sim_gaps(measured)
+                result.save(tmp / "runs" / f"{s}-{i}")
+                m = measure_stack(result, scale, fluid)
+                m.update(run=i, run_dir=f"runs/{s}-{i}")
+                if s != "sim":
+                    m["load_1min"] = [load, load_1min()]
+                runs.setdefault(s, []).append(m)
+                results.setdefault(s, result)
+        measured = {s: runs[s][0] for s in results}
+        judged = score_stacks(base.claims, measured, runs)
+        gaps = sim_gaps(measured, runs)
         figures = _figures(tmp, results, scale, stack)
         write_metrics(
             tmp,
             f"{ID}-{stack}",
             title=TITLE,
             quick=quick,
+            runs_per_cell=n_runs,
+            variation="seeds 1..n (the phase of MaxNet's price update), and the machine's timing",
             measured=measured,
+            runs=runs,
             claims={s: [x.to_json() for x in judged[s][0]] for s in measured},
             verdict={s: judged[s][1].to_json() for s in measured},
             real_vs_sim=[g.to_json() for g in gaps],
             failures=failures,
             figures=figures,
         )
-        text = _report(measured, judged, gaps, figures, quick, stack, failures)
+        text = _report(measured, judged, gaps, figures, quick, stack, failures, runs)
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out_dir / "report.md"
 
@@ -285,7 +319,8 @@ def cbr_sink_losses(failures: dict[str, list[str]]) -> list[float]:
     """For each failed kernel-stack attempt whose receiving host lost UDP datagrams: the share
     of the CBR's datagrams lost (the CBR's sink is the only UDP socket of that run)."""
     out = []
-    for msg in failures.get("kernel", []):
+    msgs = [m for key, ms in failures.items() if key.split(" ")[0] == "kernel" for m in ms]
+    for msg in msgs:
         c = {x["host"]: x for x in kernel_drops(msg, HOSTS)}
         sent = c.get("cbr", {}).get("tx_packets", 0)
         lost = c.get("dst", {}).get("udp_rcvbuf_errors", 0)
@@ -327,8 +362,10 @@ def _report(
     quick: bool,
     stack: str,
     failures: dict[str, list[str]] | None = None,
+    runs: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
     failures = failures or {}
+    runs = runs or {}
     order = tuple(s for s in ("sim", *REAL) if s in measured)
     real = tuple(s for s in REAL if s in measured)
     header, rows = claim_rows(judged, order)
@@ -378,6 +415,34 @@ def _report(
         return _num(None if v is None else v * mult, digits)
 
     stack_rows = [[label] + [cell(s, key, mult, d) for s in order] for label, key, mult, d in keys]
+    per_run = markdown_table(
+        [
+            "run",
+            "time to 95 % of mu (s)",
+            "utilisation with the CBR",
+            "freed capacity back after 0.3 s",
+            "MaxNet goodput with the CBR (Mbit/s)",
+            "peak queue (MB)",
+            "router lateness p99 / max (µs)",
+            "load (1 min) before / after",
+        ],
+        [
+            [
+                f"[{s} #{m['run']}]({m['run_dir']}/run.json)",
+                _num(m.get("time_to_mu_s"), 2),
+                _num(m.get("util_during"), 3),
+                _num(m.get("reclaimed_0_3s"), 2),
+                _num(m["maxnet_rate_during_bps"] / 1e6, 1),
+                _num(m["peak_queue_bytes"] / 1e6, 2),
+                f"{_num(m.get('router_lateness_p99_us'), 0)} / "
+                f"{_num(m.get('router_lateness_max_us'), 0)}",
+                " / ".join(_num(x, 1) for x in m["load_1min"]) if "load_1min" in m else "-",
+            ]
+            for s in ("sim", *REAL)
+            for m in runs.get(s, [])
+        ],
+    )
+    n_runs = max((len(v) for v in runs.values()), default=1)
     failed = [s for s in REAL if s not in measured]
     warnings = "; ".join(
         f"`{s}`: " + ("; ".join(measured[s].get("fidelity_warnings") or []) or "nothing")
@@ -399,6 +464,8 @@ def _report(
         within=within,
         gaps=markdown_table(g_header, g_rows),
         stacks=markdown_table(["quantity", *order], stack_rows),
+        per_run=per_run,
+        runs=n_runs,
         warnings=warnings or "no real run",
         figures=figure_links(figures),
         times=", ".join(f"{s} {fmt(measured[s]['time_to_mu_s'], 2)} s" for s in order),

@@ -9,6 +9,14 @@ MSS 1432 B to fit the 1500-byte MTU) and in the simulator, and the report sets t
 side: per interval the active flows' rates over its last 10 s against each other and against
 the max-min oracle (a reference, not the paper's), and the paper's claims of the simulated
 report (``maxnet_two_link.claims``) judged on each by the one scorer.
+
+Repeats (issues 31 and 34): the real stack and the simulator each run
+:func:`~..common.repeats.runs_for` times (5; 2 at ``--quick``) with seeds 1..n, and the claims,
+references and agreements of real with simulated are judged on the mean and 95 % interval over
+those runs, by the scorer's rule (holds inside, fails outside, inconclusive across an edge). The
+seed draws the phase of each MaxNet router's price update
+(``crates/xcc-core/src/algorithms/maxnet/mod.rs``), the scenario's only random draw; the real
+runs vary besides with the machine's own timing.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..common.repeats import load_1min, runs_for
 from ..common.report import (
     atomic_dir,
     figure_links,
@@ -63,14 +72,17 @@ def scenario_dict(scale: float, stack: str) -> dict[str, Any]:
     return d
 
 
-def run_stack(stack: str, scale: float) -> Any:
+def run_stack(stack: str, scale: float, seed: int = 1) -> Any:
+    """One run of the scenario on ``stack`` with ``seed``."""
     import xcclab
 
     if stack == "sim":
-        return xcclab.run(base.scenario(scale), progress=False)
+        return xcclab.run(base.scenario(scale), seed=seed, progress=False)
     from ...kernel.emu import run_emu
 
-    return run_emu(scenario_dict(scale, stack), stack)
+    data = scenario_dict(scale, stack)
+    data["seed"] = seed
+    return run_emu(data, stack)
 
 
 def measure_stack(result: Any, scale: float) -> dict[str, Any]:
@@ -151,72 +163,80 @@ def discussion(measured: dict[str, dict[str, Any]], real: str) -> list[str]:
     return lines
 
 
-def sim_gaps(measured: dict[str, dict[str, Any]], real: str) -> list[SimGap]:
-    """The real stack's rates, rises and queues against the simulator's (none if the real
-    run failed)."""
+def sim_gaps(
+    measured: dict[str, dict[str, Any]],
+    real: str,
+    runs: dict[str, list[dict[str, Any]]] | None = None,
+) -> list[SimGap]:
+    """The real stack's rates, rises and queues against the simulator's (none if every real
+    run failed), on the interval over the real stack's ``runs`` where given."""
     if real not in measured:
         return []
-    sim, r = measured["sim"], measured[real]
-    cells = {(tuple(c["interval"]), c["flow"]): c for c in r["cells"]}
+    sim = measured["sim"]
+    reals = (runs or {}).get(real) or [measured[real]]
+
+    sims = (runs or {}).get("sim") or []
+
+    def gap(quantity, unit, sim_value, of, bound, relative=False) -> SimGap:
+        values = [of(m) for m in reals]
+        return SimGap(quantity, unit, sim_value, {real: values[0]}, bound, relative,
+                      {real: values}, [of(m) for m in sims])  # fmt: skip
+
+    def cell_rate(m: dict[str, Any], c: dict[str, Any]) -> float | None:
+        key = (tuple(c["interval"]), c["flow"])
+        rc = {(tuple(x["interval"]), x["flow"]): x for x in m["cells"]}.get(key)
+        return None if rc is None else rc["ours_bps"] / 1e6
+
+    def rise(m: dict[str, Any], name: str) -> float | None:
+        rr = m["rises"].get(name)
+        return None if rr is None else rr["rise_s"] / rr["rtt_s"]
+
+    def queue(m: dict[str, Any], link: str, key: str, unit: float) -> float:
+        return m["queues"].get(link, {}).get(key, float("nan")) / unit
+
     out = []
     for c in sim["cells"]:
-        rc = cells.get((tuple(c["interval"]), c["flow"]))
-        out.append(
-            SimGap(
-                f"rate of {c['flow']} in {c['interval'][0]}-{c['interval'][1]} s",
-                "Mbit/s",
-                c["ours_bps"] / 1e6,
-                {real: None if rc is None else rc["ours_bps"] / 1e6},
-                RATE_BOUND,
-                True,
-            )
-        )
-    for name, s in sim["rises"].items():
-        rr = r["rises"].get(name)
-        out.append(
-            SimGap(
-                f"rise of {name}",
-                "RTTs",
-                s["rise_s"] / s["rtt_s"],
-                {real: None if rr is None else rr["rise_s"] / rr["rtt_s"]},
-                RISE_BOUND_RTTS,
-            )
-        )
+        out.append(gap(f"rate of {c['flow']} in {c['interval'][0]}-{c['interval'][1]} s",
+                       "Mbit/s", c["ours_bps"] / 1e6, lambda m, c=c: cell_rate(m, c),
+                       RATE_BOUND, True))  # fmt: skip
+    for name, sr in sim["rises"].items():
+        out.append(gap(f"rise of {name}", "RTTs", sr["rise_s"] / sr["rtt_s"],
+                       lambda m, name=name: rise(m, name), RISE_BOUND_RTTS))  # fmt: skip
     for link, q in sim["queues"].items():
-        rq = r["queues"].get(link, {})
-        out.append(
-            SimGap(
-                f"mean queue of {link}, last 10 s of the intervals",
-                "packets",
-                q["mean_steady_bytes"] / 1500,
-                {real: rq.get("mean_steady_bytes", float("nan")) / 1500},
-                STEADY_QUEUE_BOUND_PKTS,
-            )
-        )
-        out.append(
-            SimGap(
-                f"peak queue of {link}",
-                "MB",
-                q["max_bytes"] / 1e6,
-                {real: rq.get("max_bytes", float("nan")) / 1e6},
-                PEAK_QUEUE_BOUND,
-                True,
-            )
-        )
+        out.append(gap(f"mean queue of {link}, last 10 s of the intervals", "packets",
+                       q["mean_steady_bytes"] / 1500,
+                       lambda m, link=link: queue(m, link, "mean_steady_bytes", 1500),
+                       STEADY_QUEUE_BOUND_PKTS))  # fmt: skip
+        out.append(gap(f"peak queue of {link}", "MB", q["max_bytes"] / 1e6,
+                       lambda m, link=link: queue(m, link, "max_bytes", 1e6),
+                       PEAK_QUEUE_BOUND, True))  # fmt: skip
     return out
 
 
 def interval_rows(
-    measured: dict[str, dict[str, Any]], real: str, judged: dict[str, Any]
+    measured: dict[str, dict[str, Any]],
+    real: str,
+    judged: dict[str, Any],
+    runs: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[list[str]]:
     """Per interval and active flow: the oracle's rate, the simulated and the real one (Mbit/s,
-    last 10 s of the interval), each as a share of the oracle's with the reference's verdict."""
+    last 10 s of the interval; the mean over each side's ``runs`` where given), each as a share
+    of the oracle's with the reference's verdict (on the runs' interval)."""
     verdicts = {
         s: {x.claim.id: x.status for x in judged[s][0] if x.claim.kind == "reference"}
         for s in ("sim", real)
         if s in judged
     }
-    cells = {(tuple(c["interval"]), c["flow"]): c for c in measured.get(real, {}).get("cells", [])}
+
+    def mean_cells(stack: str) -> dict[Any, dict[str, float]]:
+        many = (runs or {}).get(stack) or [measured.get(stack, {})]
+        by_key: dict[Any, list[float]] = {}
+        for m in many:
+            for c in m.get("cells", []):
+                by_key.setdefault((tuple(c["interval"]), c["flow"]), []).append(c["ours_bps"])
+        return {k: {"ours_bps": sum(v) / len(v)} for k, v in by_key.items()}
+
+    cells, sim_cells = mean_cells(real), mean_cells("sim")
     rows = []
     for c in measured["sim"]["cells"]:
         a, b = c["interval"]
@@ -224,7 +244,8 @@ def interval_rows(
         rc = cells.get((tuple(c["interval"]), c["flow"]))
         want = c["maxmin_bps"]
         row = [f"{a}-{b} s", c["flow"], fmt(want / 1e6, 1)]
-        for s, cell in (("sim", c), (real, rc)):
+        sc = sim_cells.get((tuple(c["interval"]), c["flow"]), c)
+        for s, cell in (("sim", sc), (real, rc)):
             if cell is None:
                 row += ["n/a", "n/a"]
                 continue
@@ -251,37 +272,55 @@ def run(
     log = log or (lambda _msg: None)
     scale = QUICK_SCALE if quick else 1.0
     out_dir = Path(out_dir)
+    n_runs = runs_for(quick)
     with atomic_dir(out_dir) as tmp:
-        results: dict[str, Any] = {}
+        results: dict[str, Any] = {}  # the simulated run and the real stack's first
         failures: dict[str, list[str]] = {}
-        log(f"{ID} --stack {stack}: {120 * scale:g} s")
-        result, failed = run_real(lambda: run_stack(stack, scale), log=log)
-        if failed:
-            failures[stack] = failed
-        if result is not None:
-            results[stack] = result
-        log(f"{ID} simulated: {120 * scale:g} s")
-        results["sim"] = run_stack("sim", scale)
-        for s, r in results.items():
-            r.save(tmp / "runs" / s)
+        runs: dict[str, list[dict[str, Any]]] = {}
+        for i in range(1, n_runs + 1):
+            log(f"{ID} --stack {stack}: {120 * scale:g} s, run {i}/{n_runs}")
+            load = load_1min()
+            result, failed = run_real(lambda i=i: run_stack(stack, scale, i), log=log)
+            if failed:
+                failures[f"{stack} run {i}"] = failed
+            if result is None:
+                continue
+            result.save(tmp / "runs" / f"{stack}-{i}")
+            m = measure_stack(result, scale)
+            m.update(run=i, run_dir=f"runs/{stack}-{i}", load_1min=[load, load_1min()])
+            runs.setdefault(stack, []).append(m)
+            results.setdefault(stack, result)
+        for i in range(1, n_runs + 1):
+            log(f"{ID} simulated: {120 * scale:g} s, seed {i}")
+            result = run_stack("sim", scale, i)
+            result.save(tmp / "runs" / f"sim-{i}")
+            m = measure_stack(result, scale)
+            m.update(run=i, run_dir=f"runs/sim-{i}")
+            runs.setdefault("sim", []).append(m)
+            results.setdefault("sim", result)
         order = tuple(s for s in ("sim", stack) if s in results)
-        measured = {s: measure_stack(results[s], scale) for s in order}
-        judged = score_stacks(base.claims, measured)
-        gaps = sim_gaps(measured, stack)
+        measured = {"sim": runs["sim"][0]}
+        if stack in runs:
+            measured[stack] = runs[stack][0]
+        judged = score_stacks(base.claims, measured, runs)
+        gaps = sim_gaps(measured, stack, runs)
         figures = _figures(tmp, results, stack, scale)
         write_metrics(
             tmp,
             f"{ID}-{stack}",
             title=TITLE,
             quick=quick,
+            runs_per_cell=n_runs,
+            variation="seeds 1..n (the phase of MaxNet's price updates), and the machine's timing",
             measured={s: measured[s] for s in order},
+            runs=runs,
             claims={s: [x.to_json() for x in judged[s][0]] for s in order},
             verdict={s: judged[s][1].to_json() for s in order},
             real_vs_sim=[g.to_json() for g in gaps],
             failures=failures,
             figures=figures,
         )
-        text = _report(measured, judged, gaps, figures, quick, stack, failures)
+        text = _report(measured, judged, gaps, figures, quick, stack, failures, runs)
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out_dir / "report.md"
 
@@ -358,6 +397,7 @@ def _report(
     quick: bool,
     stack: str,
     failures: dict[str, list[str]] | None = None,
+    runs: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
     failures = failures or {}
     order = tuple(s for s in ("sim", stack) if s in measured)
@@ -370,17 +410,32 @@ def _report(
     )
     g_header, g_rows = gap_rows(gaps, (stack,))
     ok, n = gap_summary(gaps, stack)
-    iv_rows = interval_rows(measured, stack, judged)
-    m = measured.get(stack) or {k: None for k in EMU_STATS} | {"drops": {}}
+    iv_rows = interval_rows(measured, stack, judged, runs)
+    each = (runs or {}).get(stack) or [
+        measured.get(stack) or {k: None for k in EMU_STATS} | {"drops": {}}
+    ]
+    m = each[0]
+
+    def stat(label: str, of: Callable[[dict[str, Any]], str]) -> list[str]:
+        return [label, *(of(x) for x in each)]
+
     stat_rows = [
-        ["router lateness p99 / max (µs)",
-         f"{_num(m['router_lateness_p99_us'], 0)} / {_num(m['router_lateness_max_us'], 0)}"],
-        ["router CPU share", _num(m["router_cpu_share"], 2)],
-        ["hosts' transport woke late, max (µs)", _num(m["host_wake_late_max_us"], 0)],
-        ["kernel TUN drops (tx / rx)",
-         f"{_num(m['kernel_tun_tx_dropped'], 0)} / {_num(m['kernel_tun_rx_dropped'], 0)}"],
-        ["drops at L1 / L2", f"{m['drops'].get('A->B')} / {m['drops'].get('B->C')}"],
-        ["machine load average after the run", _num(m["loadavg"], 1)],
+        stat("router lateness p99 / max (µs)", lambda x:
+             f"{_num(x['router_lateness_p99_us'], 0)} / {_num(x['router_lateness_max_us'], 0)}"),
+        stat("router CPU share", lambda x: _num(x["router_cpu_share"], 2)),
+        stat("hosts' transport woke late, max (µs)",
+             lambda x: _num(x["host_wake_late_max_us"], 0)),
+        stat("kernel TUN drops (tx / rx)", lambda x:
+             f"{_num(x['kernel_tun_tx_dropped'], 0)} / {_num(x['kernel_tun_rx_dropped'], 0)}"),
+        stat("drops at L1 / L2", lambda x: f"{x['drops'].get('A->B')} / {x['drops'].get('B->C')}"),
+        stat("machine load average (1 min) before / after the run", lambda x:
+             " / ".join(_num(v, 1) for v in x["load_1min"]) if "load_1min" in x
+             else _num(x["loadavg"], 1)),
+    ]  # fmt: skip
+    stat_header = [
+        "quantity",
+        *(f"[{stack} #{x['run']}]({x['run_dir']}/run.json)" if "run" in x else stack
+          for x in each),
     ]  # fmt: skip
     transport = (
         "Linux TCP with the BPF `maxnet` congestion control and the router stamping its TCP "
@@ -417,7 +472,8 @@ def _report(
         gaps_within=ok,
         gaps_count=n,
         gaps=markdown_table(g_header, g_rows),
-        stats=markdown_table(["quantity", stack], stat_rows),
+        stats=markdown_table(stat_header, stat_rows),
+        runs=len(each),
         warnings="; ".join(m.get("fidelity_warnings") or []) or "nothing",
         figures=figure_links(figures),
         discussion=discussion(measured, stack),

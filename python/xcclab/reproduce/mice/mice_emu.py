@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 from ...claims import Estimate, estimate
 from ..common.paper_claims import difference
+from ..common.repeats import judge_difference, load_1min, runs_for
 from ..common.report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 from ..common.templates import render
 from ..experiment import Variant
@@ -48,9 +49,9 @@ STACKS = ("maxnet", "reno-red")
 #: as few as the table shows.
 MEDIAN_BOUND_S = 0.005
 P95_BOUND_S, P95_BOUND_REL = 0.010, 0.15
-#: Runs of every stack, simulated (seeds 1..RUNS) and on real packets (issue 34: verdicts over
-#: at least 5 runs, on 95 % intervals).
-RUNS = 5
+#: Runs of every stack, simulated (seeds 1..n) and on real packets with the same seeds (the
+#: mice's arrivals and sizes are drawn from the seed): :func:`runs_for` (issue 34: verdicts over
+#: at least 5 runs, on 95 % intervals; 2 at --quick).
 #: The figures estimated over the runs.
 REPEATED = (
     "share_within_135ms",
@@ -66,16 +67,6 @@ def over_runs(runs: list[dict[str, Any]]) -> dict[str, Estimate]:
     return {key: estimate([m[key] for m in runs]) for key in REPEATED}
 
 
-def _within(diff: Estimate, bound: float) -> str:
-    """holds: the difference's interval inside +-bound; fails: wholly outside; else
-    inconclusive (the rule of :mod:`xcclab.claims`)."""
-    if -bound <= diff.lo and diff.hi <= bound:
-        return "holds"
-    if diff.hi < -bound or diff.lo > bound:
-        return "fails"
-    return "inconclusive"
-
-
 def agreement(repeated: dict[str, dict[str, Estimate]]) -> dict[str, dict[str, Any]]:
     """Per stack: the sim - emu differences of median and p95 over the runs (intervals: the
     ends of the two intervals, conservatively) and the verdict against the bound."""
@@ -86,7 +77,7 @@ def agreement(repeated: dict[str, dict[str, Estimate]]) -> dict[str, dict[str, A
             dm = _as_interval(difference(s[f"median_{key}_s"], e[f"median_{key}_s"]))
             dp = _as_interval(difference(s[f"p95_{key}_s"], e[f"p95_{key}_s"]))
             p95_bound = max(P95_BOUND_S, P95_BOUND_REL * e[f"p95_{key}_s"].mean)
-            verdicts = (_within(dm, MEDIAN_BOUND_S), _within(dp, p95_bound))
+            verdicts = (judge_difference(dm, MEDIAN_BOUND_S), judge_difference(dp, p95_bound))
             verdict = (
                 "holds"
                 if verdicts == ("holds", "holds")
@@ -134,17 +125,21 @@ def run_mice_emu(
         measured: dict[str, dict[str, Any]] = {}
         runs: dict[str, Any] = {}
         every: dict[str, list[dict[str, Any]]] = {}
+        n = runs_for(quick)
         for stack in STACKS:
             sc = scenario(stack, k, rate, scale, maxnet_transport=MAXNET_TRANSPORT)
-            for i in range(1, RUNS + 1):
+            for i in range(1, n + 1):
                 suffix = "" if i == 1 else f"-{i}"
-                log(f"{experiment}: {stack}, K = {k}, run {i}/{RUNS}: simulated (seed {i})")
+                log(f"{experiment}: {stack}, K = {k}, run {i}/{n}: simulated (seed {i})")
                 sim = xcclab.run(sc, seed=i, progress=False)
                 sim.save(tmp / "runs" / f"{stack}-sim{suffix}")
-                log(f"{experiment}: {stack}, run {i}/{RUNS}: real packets ({T_F_S * scale:g} s)")
+                log(f"{experiment}: {stack}, run {i}/{n}: real packets ({T_F_S * scale:g} s)")
+                load = load_1min()
                 emu = emulate(sc, seed=i, out=tmp / "runs" / f"{stack}-emu{suffix}")
                 ms, me = measure(sim, scale), measure(emu, scale)
                 me["router"] = emu.run_info.get("emu", {})
+                me["load_1min"] = [load, load_1min()]
+                me["run_dir"] = f"runs/{stack}-emu{suffix}"
                 every.setdefault(f"{stack}/sim", []).append(ms)
                 every.setdefault(f"{stack}/emu", []).append(me)
                 if i == 1:  # the first run of each: the tables and the figure
@@ -159,14 +154,14 @@ def run_mice_emu(
             mode="emu",
             comparisons=[],
             measured=without_response_times(measured),
-            runs_per_stack=RUNS,
+            runs_per_stack=n,
             repeated={k: {q: e.to_json() for q, e in v.items()} for k, v in repeated.items()},
             every_run={k: without_response_times(dict(enumerate(v))) for k, v in every.items()},
             figures=figures,
             agreement=agreement(repeated),
         )
         (tmp / "report.md").write_text(
-            _report(experiment, k, rate, measured, runs, figures, quick, repeated),
+            _report(experiment, k, rate, measured, runs, figures, quick, repeated, every),
             encoding="utf-8",
         )
     return out / "report.md"
@@ -191,7 +186,30 @@ def _report(
     figures: list[str],
     quick: bool,
     repeated: dict[str, dict[str, Estimate]],
+    every: dict[str, list[dict[str, Any]]],
 ) -> str:
+    per_run = markdown_table(
+        [
+            "stack / run",
+            "within 135 ms (%)",
+            "median (ms)",
+            "p95 (ms)",
+            "last byte: p95 (ms)",
+            "load (1 min) before / after",
+        ],
+        [
+            [
+                f"{key} #{i}" if "run_dir" not in m else f"[{key} #{i}]({m['run_dir']}/run.json)",
+                fmt(100 * m["share_within_135ms"], 1),
+                fmt(1e3 * m["median_response_s"], 1),
+                fmt(1e3 * m["p95_response_s"], 1),
+                fmt(1e3 * m["p95_completion_s"], 1),
+                " / ".join(fmt(x, 1) for x in m["load_1min"]) if "load_1min" in m else "-",
+            ]
+            for key, ms in every.items()
+            for i, m in enumerate(ms, 1)
+        ],
+    )
     rep_rows = [
         [
             key,
@@ -299,8 +317,9 @@ def _report(
         rate=rate,
         quick=quick,
         setup=__doc__.split("\n\n", 1)[1].strip() if __doc__ else "",
-        runs=RUNS,
+        runs=len(every["maxnet/emu"]),
         repeated=rep_table,
+        per_run=per_run,
         table=table,
         links=links,
         router=router,

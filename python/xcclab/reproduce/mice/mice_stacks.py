@@ -8,6 +8,13 @@ emu's NewReno transactions do), through the emu router on xcclab's UDP transport
 the same SYN / SYN-ACK), and in the simulator (``sim``). The sim and UDP runs use MSS 1432 B
 (IP/UDP, shim and segment headers fit 1500 B, as :mod:`.mice_emu`); Linux TCP sends 1448 B per
 segment.
+
+Repeats (issues 31 and 34): every stack runs :func:`~..common.repeats.runs_for` times (5; 2 at
+``--quick``) with seeds 1..n, and its figures are given as mean and 95 % interval over the runs
+(:func:`xcclab.claims.estimate`). The transactions are evenly spaced and MaxNet's router drops
+nothing at random; the seed draws the phase of its price update
+(``crates/xcc-core/src/algorithms/maxnet/mod.rs``), and the real runs vary besides with the
+machine's own timing.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ...claims import estimate
+from ..common.repeats import load_1min, runs_for
 from ..common.report import atomic_dir, figure_links, fmt, markdown_table, write_metrics
 from ..common.templates import render
 from ..experiment import Variant
@@ -37,10 +46,12 @@ STACKS = ("kernel", "udp", "sim")
 EXPERIMENTS = {e: CASES[e] for e in ("mice-http-200", "mice-http-50")}
 
 
-def run_stack(stack: str, k: int, rate: str, scale: float) -> Any:
+def run_stack(stack: str, k: int, rate: str, scale: float, seed: int = 1) -> Any:
+    """One run of MaxNet's mice scenario on ``stack`` with ``seed``."""
     import xcclab
 
     sc = scenario("maxnet", k, rate, scale, maxnet_transport=MAXNET_TRANSPORT)
+    sc.seed = seed
     if stack == "sim":
         return xcclab.run(sc, progress=False)
     from ...kernel.emu import run_emu
@@ -85,27 +96,51 @@ def run_mice_stacks(
     log = log or (lambda _m: None)
     scale = 0.5 if quick else 1.0
     out_dir = Path(out_dir)
+    n_runs = runs_for(quick)
     with atomic_dir(out_dir) as tmp:
-        measured: dict[str, dict[str, Any]] = {}
+        measured: dict[str, dict[str, Any]] = {}  # the simulated run, each real stack's first
+        every: dict[str, list[dict[str, Any]]] = {}
         for s in STACKS:
-            log(f"{experiment} --stack {s}: MaxNet, K = {k}, {T_F_S * scale:g} s")
-            result = run_stack(s, k, rate, scale)
-            result.save(tmp / "runs" / s)
-            measured[s] = measure(result, scale)
-            measured[s].update(price_and_rtt(result, rate, scale))
-            measured[s]["router"] = result.run_info.get("emu", {})
+            for i in range(1, n_runs + 1):
+                log(f"{experiment} --stack {s}: MaxNet, K = {k}, {T_F_S * scale:g} s, seed {i}")
+                load = load_1min()
+                result = run_stack(s, k, rate, scale, i)
+                run_dir = f"runs/{s}-{i}"
+                result.save(tmp / run_dir)
+                m = measure(result, scale)
+                m.update(price_and_rtt(result, rate, scale))
+                m["router"] = result.run_info.get("emu", {})
+                m.update(run=i, run_dir=run_dir)
+                if s != "sim":
+                    m["load_1min"] = [load, load_1min()]
+                every.setdefault(s, []).append(m)
+                measured.setdefault(s, m)
+        repeated = {s: over_runs(ms) for s, ms in every.items()}
         figures = _figures(tmp, experiment, measured)
         write_metrics(
             tmp,
             f"{experiment}-{stack}",
             quick=quick,
             comparisons=[],
+            runs_per_cell=n_runs,
+            variation="seeds 1..n (the phase of MaxNet's price update), and the machine's timing",
             measured=without_response_times(measured),
+            repeated={s: {q: e.to_json() for q, e in v.items()} for s, v in repeated.items()},
+            every_run={s: without_response_times(dict(enumerate(v))) for s, v in every.items()},
             figures=figures,
         )
-        text = _report(experiment, k, rate, measured, figures, quick, stack)
+        text = _report(experiment, k, rate, measured, figures, quick, stack, every)
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out_dir / "report.md"
+
+
+#: The figures given over the runs (mean [95 % CI]).
+REPEATED = ("share_within_135ms", "median_response_s", "p95_response_s", "utilisation")
+
+
+def over_runs(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each :data:`REPEATED` figure's mean and 95 % interval over ``runs``."""
+    return {key: estimate([m[key] for m in runs]) for key in REPEATED}
 
 
 def _figures(tmp: Path, experiment: str, measured: dict[str, dict[str, Any]]) -> list[str]:
@@ -127,7 +162,40 @@ def _report(
     figures: list[str],
     quick: bool,
     stack: str,
+    every: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
+    every = every or {s: [m] for s, m in measured.items()}
+    repeated = {s: over_runs(ms) for s, ms in every.items()}
+    rep_table = markdown_table(
+        ["stack (runs)", "within 135 ms (%)", "median (ms)", "p95 (ms)", "bottleneck utilisation"],
+        [
+            [
+                f"{s} ({len(every[s])})",
+                r["share_within_135ms"].scaled(100).text(3),
+                r["median_response_s"].scaled(1e3).text(3),
+                r["p95_response_s"].scaled(1e3).text(3),
+                r["utilisation"].text(3),
+            ]
+            for s, r in repeated.items()
+        ],
+    )
+    per_run = markdown_table(
+        ["run", "within 135 ms (%)", "median (ms)", "p95 (ms)", "utilisation",
+         "router lateness p99 (µs)", "load (1 min) before / after"],
+        [
+            [
+                f"[{s} #{m.get('run', 1)}]({m['run_dir']}/run.json)" if "run_dir" in m else s,
+                fmt(100 * m["share_within_135ms"], 1),
+                fmt(1e3 * m["median_response_s"], 1),
+                fmt(1e3 * m["p95_response_s"], 1),
+                fmt(m["utilisation"], 3),
+                str(m["router"].get("lateness_p99_us", "n/a")),
+                " / ".join(fmt(x, 1) for x in m["load_1min"]) if "load_1min" in m else "-",
+            ]
+            for s, ms in every.items()
+            for m in ms
+        ],
+    )  # fmt: skip
     rows = [
         [
             s,
@@ -148,6 +216,7 @@ def _report(
         "mean price above p_min (s)",
     ]
     m = measured[stack]
+    chosen = repeated[stack]
     return render(
         "mice_stacks.md.j2",
         experiment=experiment,
@@ -156,8 +225,11 @@ def _report(
         rate=rate,
         quick=quick,
         table=markdown_table(header, rows),
-        within_135ms=fmt(100 * m["share_within_135ms"], 0),
-        median_ms=fmt(1e3 * m["median_response_s"], 1),
+        repeated=rep_table,
+        per_run=per_run,
+        runs=len(every[stack]),
+        within_135ms=chosen["share_within_135ms"].scaled(100).text(3),
+        median_ms=chosen["median_response_s"].scaled(1e3).text(3),
         queue_pkts=fmt(m["queue_during_pkts"], 1),
         figures=figure_links(figures),
         utilisation=_utilisation_text(measured),

@@ -6,6 +6,17 @@ protocol of :data:`xcclab.reproduce.common.explicit.PROTOCOLS` that runs over xc
 transport, twice: simulated, and emulated through Linux network namespaces and the TUN router
 (``docs/emu.md``). Both runs send 1500-byte data packets (:meth:`explicit.Protocol.on_wire`).
 
+Repeats (issues 31 and 34): every protocol runs :func:`~xcclab.reproduce.common.repeats.runs_for`
+times (5; 2 at ``--quick``) simulated and on real packets, with seeds 1..n on both. The seed
+draws the phase of each link algorithm's control interval (XCP's, RCP's, MaxNet's timers:
+``crates/xcc-core/src/algorithms/*/mod.rs``), the scenarios' only random draw; the real runs
+vary besides with the machine's own timing (router and host scheduling, the other work on the
+machine). Every claim is judged on its mean and 95 % interval over the runs
+(:func:`~xcclab.reproduce.common.repeats.claims_over_runs`), on each side, and so is each
+agreement of real with simulated (:func:`~xcclab.reproduce.common.repeats.judge_difference`):
+holds when the interval of the difference lies within the bound, fails when outside, else
+inconclusive.
+
 An experiment describes itself by an :class:`EmuExperiment` (its flows, its measurement, its
 claims: the simulated experiment's own); :func:`run` does the rest: the runs with the retry
 policy, the claim-by-claim table (the paper's value, the scorer's verdict on the simulated and on
@@ -24,8 +35,15 @@ from typing import Any
 
 import numpy as np
 
-from ...claims import Claim, Qualitative, Scored, score, verdict
+from ...claims import Claim, Estimate, Qualitative, Scored, estimate, score, verdict
 from ..common import explicit
+from ..common.repeats import (
+    claims_over_runs,
+    difference_interval,
+    judge_difference,
+    load_1min,
+    runs_for,
+)
 from ..common.report import (
     Comparison,
     atomic_dir,
@@ -64,6 +82,18 @@ class Agreement:
         if sim is None or real is None or not (math.isfinite(sim) and math.isfinite(real)):
             return None
         return abs(real - sim) <= self.limit(sim) * (1 + 1e-9)
+
+    def judge(self, sim: Estimate | None, real: Estimate | None) -> str | None:
+        """Whether real agrees with simulated on intervals (the scorer's rule on the interval
+        of real - sim against the bound): "holds", "fails", "inconclusive"; None when either is
+        missing."""
+        if (
+            sim is None
+            or real is None
+            or not (math.isfinite(sim.mean) and math.isfinite(real.mean))
+        ):
+            return None
+        return judge_difference(difference_interval(real, sim), self.limit(sim.mean) * (1 + 1e-9))
 
 
 #: A time measured on 100 ms averages: one bin, or 10 % of a longer time.
@@ -141,21 +171,34 @@ def _value(s: Scored | None) -> float | None:
     return None if s is None or s.ours is None else s.ours.mean
 
 
+def _interval(s: Scored | None) -> dict[str, Any] | None:
+    return None if s is None or s.ours is None else s.ours.to_json()
+
+
+def as_runs(real: dict[str, dict[str, Any]] | Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The real-packet measurements as a list of runs (protocol -> measurement each); one dict
+    is one run."""
+    return [real] if isinstance(real, dict) else list(real)
+
+
 def _observed(s: Scored | None) -> str:
     return getattr(s.claim, "observed", "") if s is not None else ""
 
 
 def claim_rows(
     claims: Callable[[dict[str, Any]], list[Claim]],
-    sim: dict[str, dict[str, Any]],
-    real: dict[str, dict[str, Any]],
+    sim: dict[str, dict[str, Any]] | Sequence[dict[str, Any]],
+    real: dict[str, dict[str, Any]] | Sequence[dict[str, Any]],
     agreement: Callable[[Claim], Agreement | None] = default_agreement,
 ) -> list[dict[str, Any]]:
-    """Every claim the simulated experiment scores, scored on the simulated measurements
-    (``sim``: protocol -> measurement) and on the real-packet ones (``real``; a protocol whose
-    real run failed is absent), with the difference real - simulated and its bound."""
-    s_scored = {c.id: score(c) for c in claims({"measured": sim})}
-    r_scored = {c.id: score(c) for c in claims({"measured": real})}
+    """Every claim the simulated experiment scores, scored on the simulated runs (``sim``:
+    protocol -> measurement, or a list of such dicts, one per run) and on the real-packet runs
+    (``real``, the same; a protocol whose real run failed is absent from it), each on the mean
+    and 95 % interval over its runs, with the difference real - simulated judged against its
+    bound on the intervals (``within_bound``: "holds", "fails", "inconclusive", None without a
+    number)."""
+    s_scored = {c.id: score(c) for c in claims_over_runs(claims, as_runs(sim))}
+    r_scored = {c.id: score(c) for c in claims_over_runs(claims, as_runs(real))}
     rows = []
     for cid, s in s_scored.items():
         r = r_scored.get(cid)
@@ -163,6 +206,9 @@ def claim_rows(
         a = agreement(c)
         sv, rv = _value(s), _value(r)
         diff = None if sv is None or rv is None else rv - sv
+        within = None
+        if a is not None and s.ours is not None and r is not None and r.ours is not None:
+            within = a.judge(s.ours, r.ours)
         rows.append(
             {
                 "id": cid,
@@ -173,49 +219,78 @@ def claim_rows(
                 "expected": c.expected(),
                 "unit": c.unit,
                 "reconstruction": c.reconstruction,
-                "sim": {"ours": sv, "verdict": s.status, "observed": _observed(s)},
+                "sim": {
+                    "ours": sv,
+                    "interval": _interval(s),
+                    "verdict": s.status,
+                    "observed": _observed(s),
+                },
                 "real": (
                     None
                     if r is None
-                    else {"ours": rv, "verdict": r.status, "observed": _observed(r)}
+                    else {
+                        "ours": rv,
+                        "interval": _interval(r),
+                        "verdict": r.status,
+                        "observed": _observed(r),
+                    }
                 ),
                 "difference": diff,
+                "difference_interval": (
+                    None if within is None else difference_interval(r.ours, s.ours).to_json()  # type: ignore[union-attr]
+                ),
                 "bound": None if a is None or sv is None else a.limit(sv),
                 "bound_text": None if a is None else a.text,
-                "within_bound": None if a is None else a.holds(sv, rv),
+                "within_bound": within,
             }
         )
     return rows
 
 
 def verdicts(
-    claims: Callable[[dict[str, Any]], list[Claim]], measured: dict[str, dict[str, Any]]
+    claims: Callable[[dict[str, Any]], list[Claim]],
+    measured: dict[str, dict[str, Any]] | Sequence[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The experiment's verdict on one set of measurements (the scorer's rule)."""
-    return verdict(score(c) for c in claims({"measured": measured})).to_json()
+    """The experiment's verdict on one set of measurements, or on the intervals over a list
+    of runs (the scorer's rule)."""
+    return verdict(score(c) for c in claims_over_runs(claims, as_runs(measured))).to_json()
 
 
 def steady_rows(
-    e: EmuExperiment, names: Sequence[str], measured: dict[str, dict[str, Any]]
+    e: EmuExperiment,
+    names: Sequence[str],
+    measured: dict[str, dict[str, Any]],
+    real_runs: dict[str, list[dict[str, Any]]] | None = None,
+    sim_runs: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each protocol's steady rates, simulated and real, with the relative difference and
-    whether it is within :data:`STEADY_RATE`."""
+    """Each protocol's steady rates, simulated and real (mean and 95 % interval over
+    ``sim_runs[protocol]`` and ``real_runs[protocol]``; without them, the one run of each in
+    ``measured``), with the relative difference of the means and whether the interval of the
+    difference is within :data:`STEADY_RATE` ("holds", "fails", "inconclusive")."""
+
+    def runs_of(given: dict[str, list[dict[str, Any]]] | None, key: str) -> list[dict]:
+        return (given or {}).get(key.split("/")[0]) or ([measured[key]] if key in measured else [])
+
     rows = []
     for name in names:
-        s, r = measured.get(f"{name}/sim"), measured.get(f"{name}/emu")
-        if s is None or r is None:
+        sims, reals = runs_of(sim_runs, f"{name}/sim"), runs_of(real_runs, f"{name}/emu")
+        if not sims or not reals:
             continue
-        real = e.steady(r)
-        for flow, sv in e.steady(s).items():
-            rv = real[flow]
+        s_each, r_each = [e.steady(m) for m in sims], [e.steady(m) for m in reals]
+        for flow in s_each[0]:
+            sv = estimate([x[flow] for x in s_each])
+            rv = estimate([x[flow] for x in r_each])
             rows.append(
                 {
                     "protocol": name,
                     "flow": flow,
-                    "sim_bps": sv,
-                    "real_bps": rv,
-                    "rel_difference": (rv - sv) / sv if sv else None,
-                    "within_bound": STEADY_RATE.holds(sv, rv),
+                    "sim_bps": sv.mean,
+                    "sim_interval_bps": sv.to_json(),
+                    "real_bps": rv.mean,
+                    "real_interval_bps": rv.to_json(),
+                    "real_runs_bps": [x[flow] for x in r_each],
+                    "rel_difference": (rv.mean - sv.mean) / sv.mean if sv.mean else None,
+                    "within_bound": STEADY_RATE.judge(sv, rv),
                 }
             )
     return rows
@@ -310,69 +385,89 @@ def run(
     log: Callable[[str], None] | None = None,
     only: Sequence[str] | None = None,
 ) -> Path:
-    """Simulate and emulate every protocol (``only`` those named); write
-    ``out_dir/emu/report.md`` and ``metrics.json``."""
-    import os
-
+    """Simulate every protocol (``only`` those named) once and run it :func:`runs_for` times
+    on real packets; write ``out_dir/emu/report.md`` and ``metrics.json``."""
     import xcclab
     from xcclab.emu import emulate, fidelity_warnings, preflight
 
     log = log or (lambda _m: None)
     protos = protocols(only)
     scale = QUICK_SCALE if quick else 1.0
+    n_runs = runs_for(quick)
     # Every scenario's preconditions (root, TUN, MSS against the MTU) before simulating any.
     for p in protos:
         preflight(scenario(e, p, scale))
     out = Path(out_dir) / "emu"
     with atomic_dir(out) as tmp:
-        measured: dict[str, dict[str, Any]] = {}
+        measured: dict[str, dict[str, Any]] = {}  # the first simulated and real runs
+        real_runs: dict[str, list[dict[str, Any]]] = {p.name: [] for p in protos}
+        sim_runs: dict[str, list[dict[str, Any]]] = {p.name: [] for p in protos}
+        by_run: list[dict[str, dict[str, Any]]] = [{} for _ in range(n_runs)]
+        sim_by_run: list[dict[str, dict[str, Any]]] = [{} for _ in range(n_runs)]
         runs: dict[str, dict[str, Any]] = {}
         failed: dict[str, str] = {}
         retried: dict[str, str] = {}
         warnings: dict[str, list[str]] = {}
-        loads: dict[str, tuple[float, float]] = {}  # load average (1 min) before and after
         a, b = (x * scale for x in e.steady_window)
         for p in protos:
             sc = scenario(e, p, scale)
-            log(f"{e.id}: {p.label}, simulated")
-            sim = xcclab.run(sc, progress=False)
-            sim.save(tmp / "runs" / f"{p.name}-sim")
-            real = None
-            for attempt in range(1, ATTEMPTS + 1):
-                log(f"{e.id}: {p.label}, real packets ({e.t_end * scale:g} s), attempt {attempt}")
-                load = os.getloadavg()[0]
-                try:
-                    real = emulate(sc, out=tmp / "runs" / f"{p.name}-emu")
-                    loads[p.name] = (load, os.getloadavg()[0])
-                    break
-                except RuntimeError as exc:
-                    # A failed run (kernel-side drops on a loaded machine, say) is reported,
-                    # not hidden, and does not discard the other protocols.
-                    log(f"{e.id}: {p.label} on real packets failed: {exc}")
-                    if attempt < ATTEMPTS:
-                        retried[p.name] = str(exc)
-                    else:
-                        failed[p.name] = str(exc)
-            runs[p.name] = {"sim": sim, "emu": real}
-            measured[f"{p.name}/sim"] = e.measure(sim, p, scale) | {
-                "window": window_evidence(sim, p, a, b)
-            }
-            if real is not None:
+            runs[p.name] = {"sim": None, "emu": None}
+            for i in range(1, n_runs + 1):
+                log(f"{e.id}: {p.label}, simulated, seed {i}")
+                sim = xcclab.run(sc, seed=i, progress=False)
+                sim.save(tmp / "runs" / f"{p.name}-sim-{i}")
+                ms = e.measure(sim, p, scale) | {
+                    "window": window_evidence(sim, p, a, b),
+                    "run": i,
+                    "run_dir": f"runs/{p.name}-sim-{i}",
+                }
+                sim_runs[p.name].append(ms)
+                sim_by_run[i - 1][p.name] = ms
+                if i == 1:
+                    runs[p.name]["sim"] = sim
+                    measured[f"{p.name}/sim"] = ms
+            for i in range(1, n_runs + 1):
+                real, label = None, f"{p.name} run {i}"
+                run_dir = f"runs/{p.name}-emu-{i}"
+                for attempt in range(1, ATTEMPTS + 1):
+                    log(
+                        f"{e.id}: {p.label}, real packets ({e.t_end * scale:g} s), "
+                        f"run {i}/{n_runs}, attempt {attempt}"
+                    )
+                    load = load_1min()
+                    try:
+                        real = emulate(sc, seed=i, out=tmp / run_dir)
+                        break
+                    except RuntimeError as exc:
+                        # A failed run (kernel-side drops on a loaded machine, say) is
+                        # reported, not hidden, and does not discard the other runs.
+                        log(f"{e.id}: {p.label} on real packets failed: {exc}")
+                        if attempt < ATTEMPTS:
+                            retried[label] = str(exc)
+                        else:
+                            failed[label] = str(exc)
+                if real is None:
+                    continue
                 stats = real.run_info.get("emu", {})
-                measured[f"{p.name}/emu"] = e.measure(real, p, scale) | {
+                m = e.measure(real, p, scale) | {
                     "window": window_evidence(real, p, a, b),
                     "router": stats,
-                    "load_1min": loads[p.name],
+                    "load_1min": (load, load_1min()),
+                    "run": i,
+                    "run_dir": run_dir,
                 }
+                real_runs[p.name].append(m)
+                by_run[i - 1][p.name] = m
                 if fidelity_warnings(stats):
-                    warnings[p.name] = fidelity_warnings(stats)
-        if len(failed) == len(runs):
+                    warnings[label] = fidelity_warnings(stats)
+                if runs[p.name]["emu"] is None:  # the first real run: tables and figure
+                    runs[p.name]["emu"] = real
+                    measured[f"{p.name}/emu"] = m
+        if not any(real_runs.values()):
             raise RuntimeError(f"{e.id} --emu: every emulated run failed: {failed}")
         names = [p.name for p in protos]
-        sim_m = {n: measured[f"{n}/sim"] for n in names}
-        real_m = {n: measured[f"{n}/emu"] for n in names if f"{n}/emu" in measured}
-        rows = claim_rows(e.claims, sim_m, real_m, e.agreement)
-        steady = steady_rows(e, names, measured)
+        rows = claim_rows(e.claims, sim_by_run, by_run, e.agreement)
+        steady = steady_rows(e, names, measured, real_runs, sim_runs)
         figures = figure(tmp, e, protos, runs)
         comparisons = [
             Comparison(f"{r['id']}, real packets", _paper_value(r), r["real"]["ours"], r["unit"])
@@ -387,17 +482,27 @@ def run(
             rate=RATE,
             buffer=BUFFER,
             comparisons=comparisons,
+            runs_per_cell=n_runs,
+            variation=(
+                "seeds 1..n on both sides (the phase of the link algorithms' control "
+                "intervals), and the machine's timing on real packets"
+            ),
             measured=measured,
+            sim_runs=sim_runs,
+            real_runs=real_runs,
             claims_sim_real=rows,
-            verdict_sim=verdicts(e.claims, sim_m),
-            verdict_real=verdicts(e.claims, real_m),
+            verdict_sim=verdicts(e.claims, sim_by_run),
+            verdict_real=verdicts(e.claims, by_run),
             steady_rates=steady,
             failed=failed,
             retried=retried,
             fidelity_warnings=warnings,
             figures=figures,
         )
-        text = report(e, protos, measured, rows, steady, failed, retried, warnings, figures, quick)
+        text = report(
+            e, protos, measured, rows, steady, failed, retried, warnings, figures, quick,
+            real_runs=real_runs, by_run=by_run, sim_by_run=sim_by_run,
+        )  # fmt: skip
         (tmp / "report.md").write_text(text, encoding="utf-8")
     return out / "report.md"
 
@@ -463,12 +568,21 @@ def _num(v: float | None, unit: str) -> str:
 
 
 def _side(side: dict[str, Any] | None, unit: str) -> tuple[str, str]:
-    """A claim's value and verdict on one side of the table."""
+    """A claim's value (mean [95 % CI] over the runs, with n, when it has an interval) and
+    verdict on one side of the table."""
     if side is None:
         return "failed", ""
     if side["ours"] is None and side["observed"]:
         return side["observed"], side["verdict"]
+    ci = side.get("interval")
+    if ci and ci["n"] > 1:
+        digits = 4 if unit == "packets" else 3  # significant digits (claims._num)
+        e = Estimate(ci["mean"], *(math.nan if x is None else x for x in ci["ci95"]), ci["n"])
+        return f"{e.text(digits)}{f' {unit}' if unit else ''} (n = {e.n})", side["verdict"]
     return _num(side["ours"], unit), side["verdict"]
+
+
+_WITHIN = {"holds": "yes", "fails": "**no**", "inconclusive": "inconclusive"}
 
 
 def claim_table(rows: list[dict[str, Any]]) -> str:
@@ -480,7 +594,7 @@ def claim_table(rows: list[dict[str, Any]]) -> str:
         if r["within_bound"] is None:
             within = "n/a" if r["bound_text"] is None or r["real"] is not None else "failed"
         else:
-            within = "yes" if r["within_bound"] else "**no**"
+            within = _WITHIN[r["within_bound"]]
         rec = f" (on {r['reconstruction']})" if r["reconstruction"] else ""
         counted = "" if r["counted"] else " (not counted)"
         out.append(
@@ -529,10 +643,16 @@ def report(
     warnings: dict[str, list[str]],
     figures: list[str],
     quick: bool,
+    *,
+    real_runs: dict[str, list[dict[str, Any]]] | None = None,
+    by_run: Sequence[dict[str, dict[str, Any]]] | None = None,
+    sim_by_run: Sequence[dict[str, dict[str, Any]]] | None = None,
 ) -> str:
     names = [p.name for p in protos]
     sim_m = {n: measured[f"{n}/sim"] for n in names}
     real_m = {n: measured[f"{n}/emu"] for n in names if f"{n}/emu" in measured}
+    real_runs = real_runs or {n: [m] for n, m in real_m.items()}
+    n_runs = len(by_run) if by_run else 1
     results = []
     for p in protos:
         for mode in ("sim", "emu"):
@@ -542,25 +662,40 @@ def report(
                 cells = [cell(m) for _, cell in e.columns]
             results.append([f"{p.label} / {mode}", *cells])
     steady_table = markdown_table(
-        ["protocol", "flow", "simulated (Mbit/s)", "real (Mbit/s)", "real - simulated", "within"],
+        [
+            "protocol",
+            "flow",
+            "simulated (Mbit/s), mean [95 % CI]",
+            "real (Mbit/s), mean [95 % CI]",
+            "each real run (Mbit/s)",
+            "real - simulated",
+            "within",
+        ],
         [
             [
                 explicit.by_name(s["protocol"]).label,
                 s["flow"],
-                fmt(s["sim_bps"] / 1e6, 2),
-                fmt(s["real_bps"] / 1e6, 2),
+                _mbps(s, "sim"),
+                _mbps(s, "real"),
+                ", ".join(fmt(x / 1e6, 2) for x in s.get("real_runs_bps", [s["real_bps"]])),
                 "n/a" if s["rel_difference"] is None else fmt(100 * s["rel_difference"], 2) + " %",
-                "yes" if s["within_bound"] else "**no**",
+                _WITHIN.get(s["within_bound"], "n/a"),
             ]
             for s in steady
         ],
     )
     router = markdown_table(
-        ROUTER_HEADERS,
+        ["run", *ROUTER_HEADERS[1:]],
         [
-            router_row(p.label, real_m[p.name]["router"], real_m[p.name].get("load_1min"))
+            router_row(
+                f"[{p.label} #{m.get('run', 1)}]({m['run_dir']}/run.json)"
+                if "run_dir" in m
+                else p.label,
+                m["router"],
+                m.get("load_1min"),
+            )
             for p in protos
-            if p.name in real_m
+            for m in real_runs.get(p.name, [])
         ],
     )
     left_out = [p.label for p in protocols() if p.name not in set(names)]
@@ -574,17 +709,32 @@ def report(
         attempts=ATTEMPTS,
         left_out=", ".join(left_out),
         bounds=BOUNDS_TEXT,
-        verdict_sim=_verdict_line("Simulated", verdicts(e.claims, sim_m)),
-        verdict_real=_verdict_line("Real packets", verdicts(e.claims, real_m)),
+        verdict_sim=_verdict_line(
+            f"Simulated, on the intervals over {n_runs} seeds",
+            verdicts(e.claims, sim_by_run if sim_by_run else sim_m),
+        ),
+        verdict_real=_verdict_line(
+            f"Real packets, on the intervals over {n_runs} runs",
+            verdicts(e.claims, by_run if by_run else real_m),
+        ),
+        runs=n_runs,
         claims=claim_table(rows),
         results=markdown_table(["protocol / run", *[h for h, _ in e.columns]], results),
         window=_window(e, quick),
         steady_bound=STEADY_RATE.text,
         steady=steady_table,
         router=router,
-        findings=findings(names, measured, rows, steady, failed, retried, warnings),
+        findings=findings(names, measured, rows, steady, failed, retried, warnings, real_runs),
         figures=figure_links(figures),
     )
+
+
+def _mbps(s: dict[str, Any], side: str) -> str:
+    ci = s.get(f"{side}_interval_bps")
+    if not ci or ci["n"] <= 1:
+        return fmt(s[f"{side}_bps"] / 1e6, 2)
+    lo, hi = ci["ci95"]
+    return f"{ci['mean'] / 1e6:.2f} [{lo / 1e6:.2f}, {hi / 1e6:.2f}] (n = {ci['n']})"
 
 
 def _window(e: EmuExperiment, quick: bool) -> str:
@@ -601,21 +751,26 @@ def findings(
     failed: dict[str, str],
     retried: dict[str, str],
     warnings: dict[str, list[str]],
+    real_runs: dict[str, list[dict[str, Any]]] | None = None,
 ) -> list[str]:
     """What the numbers say: agreement, every claim outside its bound, verdicts that differ,
     the runs' own warnings and failures."""
     out = []
-    within = [r for r in rows if r["within_bound"] is True]
-    outside = [r for r in rows if r["within_bound"] is False]
+    within = [r for r in rows if r["within_bound"] == "holds"]
+    outside = [r for r in rows if r["within_bound"] == "fails"]
+    unsure = [r for r in rows if r["within_bound"] == "inconclusive"]
     numeric = [r for r in rows if r["bound_text"] is not None]
     out.append(
         f"{len(within)} of {len(numeric)} measured claims agree within their bound, real against "
-        "simulated" + (f"; outside: {', '.join(r['id'] for r in outside)}." if outside else ".")
+        "simulated (on the real runs' 95 % intervals)"
+        + (f"; outside: {', '.join(r['id'] for r in outside)}" if outside else "")
+        + (f"; inconclusive: {', '.join(r['id'] for r in unsure)}" if unsure else "")
+        + "."
     )
     for r in outside:
         out.append(
             f"{r['id']}: {_num(r['sim']['ours'], r['unit'])} simulated, "
-            f"{_num(r['real']['ours'], r['unit'])} real (bound {_num(r['bound'], r['unit'])})."
+            f"{_side(r['real'], r['unit'])[0]} real (bound {_num(r['bound'], r['unit'])})."
         )
     flips = [
         f"{r['id']} ({r['sim']['verdict']} simulated, {r['real']['verdict']} real)"
@@ -628,9 +783,10 @@ def findings(
     )
     if steady:
         worst = max(steady, key=lambda s: abs(s["rel_difference"] or 0))
-        off = [s for s in steady if not s["within_bound"]]
+        ok = [s for s in steady if s["within_bound"] == "holds"]
         out.append(
-            f"Steady rates: {len(steady) - len(off)} of {len(steady)} within {STEADY_RATE.text}; "
+            f"Steady rates: {len(ok)} of {len(steady)} within {STEADY_RATE.text} on the real "
+            "runs' intervals; "
             f"the largest difference {fmt(100 * (worst['rel_difference'] or 0), 2)} % "
             f"({explicit.by_name(worst['protocol']).label}, {worst['flow']})."
         )
@@ -649,29 +805,24 @@ def findings(
         + ("; ".join(drops) + "." if drops else "none, simulated or real.")
     )
     # Evidence for every protocol with a claim or a steady rate outside its bound.
-    off = {s["protocol"] for s in steady if s["within_bound"] is False}
+    off = {s["protocol"] for s in steady if s["within_bound"] == "fails"}
     off |= {n for n in names for r in outside if _mentions(r["id"], n)}
     for n in names:
         if n in off and f"{n}/emu" in measured:
             out.append(evidence(n, measured[f"{n}/sim"], measured[f"{n}/emu"]))
-    stalls = stall_finding(names, measured)
+    stalls = stall_finding(names, measured, real_runs)
     if stalls:
         out.append(stalls)
     for name, ws in warnings.items():
-        out.append(
-            f"{explicit.by_name(name).label}, the run's own warnings: " + "; ".join(ws) + "."
-        )
+        out.append(f"{_run_label(name)}, the run's own warnings: " + "; ".join(ws) + ".")
     for name, why in retried.items():
         out.append(
-            f"{explicit.by_name(name).label}: a first real-packet run failed and was run again"
+            f"{_run_label(name)}: a first real-packet attempt failed and was run again"
             + ("" if name in failed else "; the tables show the second")
             + f". The first: {why}"
         )
     for name, why in failed.items():
-        out.append(
-            f"{explicit.by_name(name).label}: every real-packet run ({ATTEMPTS}) failed; the last: "
-            f"{why}"
-        )
+        out.append(f"{_run_label(name)}: every attempt ({ATTEMPTS}) failed; the last: {why}")
     out.append(
         "Differences to expect: the emulated hosts pace by the real clock (wake-ups some "
         "microseconds late, made up within 1 ms), the router delivers each packet some "
@@ -679,6 +830,12 @@ def findings(
         "algorithms, the packets' bytes and the links' model are the simulator's."
     )
     return out
+
+
+def _run_label(key: str) -> str:
+    """ "rcp run 3" as "RCP, real run 3"; a bare protocol name as its label."""
+    name, _, run = key.partition(" run ")
+    return explicit.by_name(name).label + (f", real run {run}" if run else "")
 
 
 def _mentions(claim_id: str, name: str) -> bool:
@@ -698,12 +855,23 @@ def _g(w: dict[str, Any]) -> str:
     return "n/a" if v is None or not math.isfinite(v) else f"{v:.4g}"
 
 
-def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> str | None:
+def stall_finding(
+    names: Sequence[str],
+    measured: dict[str, dict[str, Any]],
+    real_runs: dict[str, list[dict[str, Any]]] | None = None,
+) -> str | None:
     """The real runs' router stalls (a packet delivered over 10 ms late), CPU shares and the
-    machine's load, in one sentence; None without a real run."""
+    machine's load, in one sentence, over every run of ``real_runs`` (else the one run of each
+    protocol in ``measured``); None without a real run."""
     from xcclab.emu import ROUTER_STALL_LIMIT_US
 
     real = {n: measured[f"{n}/emu"] for n in names if f"{n}/emu" in measured}
+    if real_runs and any(real_runs.get(n) for n in names):
+        real = {
+            f"{n}#{m.get('run', i)}": m
+            for n in names
+            for i, m in enumerate(real_runs.get(n, []), 1)
+        }
     if not real:
         return None
     late = {n: m["router"].get("lateness_max_us") or 0 for n, m in real.items()}
@@ -715,9 +883,7 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
         f"Router stalls: {len(stalled)} of {len(real)} real runs delivered a packet more than "
         f"{ROUTER_STALL_LIMIT_US // 1000} ms late"
         + (
-            " ("
-            + ", ".join(f"{explicit.by_name(n).label} {late[n] / 1000:.1f} ms" for n in stalled)
-            + ")"
+            " (" + ", ".join(f"{_stall_label(n)} {late[n] / 1000:.1f} ms" for n in stalled) + ")"
             if stalled
             else ""
         )
@@ -758,6 +924,11 @@ def stall_finding(names: Sequence[str], measured: dict[str, dict[str, Any]]) -> 
     )
 
 
+def _stall_label(key: str) -> str:
+    name, _, run = key.partition("#")
+    return explicit.by_name(name).label + (f" #{run}" if run else "")
+
+
 def disturbance_finding(
     names: Sequence[str], measured: dict[str, dict[str, Any]], steady: list[dict[str, Any]]
 ) -> str | None:
@@ -780,7 +951,7 @@ def disturbance_finding(
 
     def group(members: list[str]) -> str:
         rows = [s for s in steady if s["protocol"] in members]
-        ok = sum(1 for s in rows if s["within_bound"])
+        ok = sum(1 for s in rows if s["within_bound"] in (True, "holds"))
         return f"steady rates within {STEADY_RATE.text}: {ok} of {len(rows)}"
 
     clean = [n for n in real if not why(n)]
