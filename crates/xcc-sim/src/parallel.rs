@@ -40,7 +40,7 @@ pub fn run_scenario(
         RunError::Scenario(e)
     };
     let network = Network::build(scenario.clone()).map_err(fail)?;
-    let part = Partition::of(&network.scenario);
+    let part = Partition::of(&network);
     if part.domains == 1 {
         let mut sim = Simulation::new(network, metrics);
         if let Some(link) = capture {

@@ -8,8 +8,10 @@
 //!   [`CUT_MIN_DELAY_NS`]: a host stays with its access router, and a short link would give a
 //!   lookahead too small to amortise a window's synchronisation;
 //! - the pieces left when every cuttable link is removed are taken in order of their first
-//!   node and dealt into at most [`MAX_DOMAINS`] contiguous runs of about equal weight (links
-//!   plus nodes): generated topologies number a stub domain's routers together, so contiguous
+//!   node and dealt into at most [`MAX_DOMAINS`] contiguous runs of about equal weight: a
+//!   piece weighs its nodes plus, per link leaving it, one plus the number of flow routes
+//!   over the link (a proxy for its events: a transit router carries many routes, a stub
+//!   router few). Generated topologies number a stub domain's routers together, so contiguous
 //!   runs keep stubs whole and cut few links;
 //! - networks of fewer than [`MIN_ROUTERS`] routers, and scenarios whose state does not split
 //!   by node yet (open-loop `[[arrivals]]`, `[[transactions]]`, `[sessions]` error sampling),
@@ -19,6 +21,7 @@
 //! transmission on such a link before a window's end cannot reach the far end before the next
 //! window's end, so domains exchange packets only at window boundaries.
 
+use crate::network::Network;
 use crate::scenario::model::{NodeKind, Scenario};
 use xcc_core::Dur;
 
@@ -70,8 +73,9 @@ impl Partition {
         }
     }
 
-    /// The partition of a built network's scenario (its `[sessions]` expanded).
-    pub fn of(s: &Scenario) -> Partition {
+    /// The partition of a built network (its `[sessions]` expanded, its routes made).
+    pub fn of(network: &Network) -> Partition {
+        let s = &network.scenario;
         let routers = s.nodes.iter().filter(|n| n.kind == NodeKind::Router).count();
         let sampled = s.sessions.as_ref().is_some_and(|w| w.sample_interval_ns > 0);
         if routers < MIN_ROUTERS || !s.arrivals.is_empty() || !s.transactions.is_empty() || sampled {
@@ -95,8 +99,16 @@ impl Partition {
         for &r in &roots {
             weight[r as usize] += 1;
         }
-        for l in &s.links {
-            weight[roots[l.from as usize] as usize] += 1;
+        let mut routes_over = vec![0u64; s.links.len()];
+        for &(fwd, rev) in &network.flow_routes {
+            for r in [fwd, rev] {
+                for &l in network.path(r) {
+                    routes_over[l as usize] += 1;
+                }
+            }
+        }
+        for (l, link) in s.links.iter().enumerate() {
+            weight[roots[link.from as usize] as usize] += 1 + routes_over[l];
         }
         let pieces = (0..n).filter(|&x| roots[x] == x as u32).count();
         if pieces < 2 {
@@ -139,7 +151,7 @@ mod tests {
     use crate::scenario::{resolve, Format};
 
     /// A chain of `routers` routers (links of `delay`), each with one host on a 1 us link.
-    fn chain(routers: usize, delay: &str) -> Scenario {
+    fn chain(routers: usize, delay: &str) -> Network {
         let mut t = String::from("name = \"c\"\nduration = \"1s\"\n");
         for i in 0..routers {
             t += &format!("[[router]]\nname = \"r{i}\"\n[[host]]\nname = \"h{i}\"\n");
@@ -150,15 +162,15 @@ mod tests {
                 t += &format!("[[link]]\nbetween = [\"r{}\", \"r{i}\"]\nrate = \"1Gbps\"\ndelay = \"{delay}\"\nbuffer = \"100pkt\"\n", i - 1);
             }
         }
-        resolve(&t, "c.toml", Format::Toml).unwrap()
+        Network::build(resolve(&t, "c.toml", Format::Toml).unwrap()).unwrap()
     }
 
-    /// A chain of 64 routers cuts into four runs of 16 routers with their hosts; the cut links
-    /// are the three router links between runs, the lookahead their delay.
+    /// A chain of 64 routers (no flows) cuts into four runs of 16 routers with their hosts;
+    /// the cut links are the three router links between runs, the lookahead their delay.
     #[test]
     fn a_long_chain_cuts_into_contiguous_runs() {
-        let s = chain(64, "2ms");
-        let p = Partition::of(&s);
+        let n = chain(64, "2ms");
+        let (p, s) = (Partition::of(&n), &n.scenario);
         assert_eq!(p.domains, 4);
         assert_eq!(p.cut_links, 6, "three duplex links");
         assert_eq!(p.lookahead, Dur::from_ms(2));
@@ -175,5 +187,38 @@ mod tests {
     fn short_links_and_small_networks_stay_whole() {
         assert_eq!(Partition::of(&chain(64, "50us")).domains, 1);
         assert_eq!(Partition::of(&chain(20, "2ms")).domains, 1);
+    }
+}
+
+#[cfg(test)]
+mod weight_tests {
+    use super::*;
+    use crate::scenario::{resolve, Format};
+
+    /// Routes weigh: with every flow between the first eight routers' hosts, the first
+    /// domain holds few routers and the others share the idle rest.
+    #[test]
+    fn busy_pieces_get_smaller_domains() {
+        let mut t = String::from("name = \"c\"\nduration = \"1s\"\n");
+        for i in 0..64 {
+            t += &format!("[[router]]\nname = \"r{i}\"\n[[host]]\nname = \"h{i}\"\n");
+            t += &format!(
+                "[[link]]\nbetween = [\"h{i}\", \"r{i}\"]\nrate = \"1Gbps\"\ndelay = \"1us\"\nbuffer = \"100pkt\"\n"
+            );
+            if i > 0 {
+                t += &format!(
+                    "[[link]]\nbetween = [\"r{}\", \"r{i}\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\nbuffer = \"100pkt\"\n",
+                    i - 1
+                );
+            }
+        }
+        for k in 0..200 {
+            t += &format!("[[flow]]\nname = \"f{k}\"\nsrc = \"h{}\"\ndst = \"h{}\"\n", k % 8, 8 - k % 8);
+        }
+        let n = Network::build(resolve(&t, "c.toml", Format::Toml).unwrap()).unwrap();
+        let p = Partition::of(&n);
+        let d = |name: &str| p.node_domain[n.scenario.nodes.iter().position(|x| x.name == name).unwrap()];
+        assert_eq!(p.domains, 4);
+        assert!(d("r9") >= 2, "the busy first routers fill half the weight: r9 is in domain {}", d("r9"));
     }
 }
