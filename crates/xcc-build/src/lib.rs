@@ -10,6 +10,7 @@
 //! - [`session`]: a session flow's `protocol` (seed 004's explicit-rate session protocols).
 //! - [`sessions`]: a `[sessions]` table's generators (transit-stub graph, workload, routes)
 //!   and its expansion into nodes, links and flows.
+//! - [`pfc`]: `[pfc]`, the lossless fabric's thresholds and their checks against the links.
 //! - [`window_cap`]: the check that a window-based flow's path fits the transport's window cap.
 //! - [`capture`]: the wire image of a packet between scenario nodes (addresses, ports, pcap).
 //!
@@ -20,6 +21,7 @@ pub mod capture;
 pub mod cc;
 pub mod construct;
 pub mod network;
+pub mod pfc;
 pub mod queue;
 pub mod scenario;
 pub mod schema;

@@ -147,7 +147,8 @@ pub const TABLES: &[(&str, &[ColumnSpec])] = &[
 ];
 
 /// Tables a run has only when it measures them, written only then: seed 004's error metrics of
-/// a `[sessions]` run with a `sample_interval` (`crates/xcc-sim/src/sim/session_metrics.rs`).
+/// a `[sessions]` run with a `sample_interval` (`crates/xcc-sim/src/sim/session_metrics.rs`);
+/// the ports of a `[pfc]` run (`crates/xcc-sim/src/sim/pfc.rs`).
 pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
     (
         "session_samples",
@@ -187,6 +188,19 @@ pub const OPTIONAL_TABLES: &[(&str, &[ColumnSpec])] = &[
             c("rate_bps", F64, "bit/s", "rate from data delivered over the window (timed from the last delivery before it to the last in it), over the data share"),
             c("maxmin_bps", F64, "bit/s", "the max-min oracle's rate for the session at the sample"),
             c("error_pct", F64, "%", "E_s of the session: (rate_bps - maxmin_bps) / maxmin_bps * 100"),
+        ],
+    ),
+    (
+        "pfc_ports",
+        &[
+            c("link_id", I64, "", "the link direction into the router (joins links.link_id)"),
+            c("name", Str, "", "the direction, \"a->b\""),
+            c("switch", Str, "", "the router whose ingress port it is"),
+            c("pause_frames", I64, "frames", "XOFF frames the port sent up the link"),
+            c("resume_frames", I64, "frames", "XON frames the port sent up the link"),
+            c("switch_paused_s", F64, "s", "time the port asked for a pause (XOFF sent to XON sent)"),
+            c("paused_s", F64, "s", "time the link's transmitter was paused (XOFF received to XON received)"),
+            c("headroom_bytes", I64, "B", "the port's headroom above the pause threshold"),
         ],
     ),
 ];

@@ -122,11 +122,16 @@ fn run(
     tables.set_item("links", table_to_dict(py, &out.links)?)?;
     tables.set_item("transactions", table_to_dict(py, &out.transactions)?)?;
     d.set_item("tables", tables)?;
-    // `[sessions]` runs with a sample interval only (the schema's optional tables).
-    if out.session_samples.rows() > 0 {
+    // `[sessions]` runs with a sample interval and `[pfc]` runs only (the schema's optional tables).
+    if out.session_samples.rows() > 0 || out.pfc_ports.rows() > 0 {
         let extra = PyDict::new(py);
-        extra.set_item("session_samples", table_to_dict(py, &out.session_samples)?)?;
-        extra.set_item("session_rates", table_to_dict(py, &out.session_rates)?)?;
+        if out.session_samples.rows() > 0 {
+            extra.set_item("session_samples", table_to_dict(py, &out.session_samples)?)?;
+            extra.set_item("session_rates", table_to_dict(py, &out.session_rates)?)?;
+        }
+        if out.pfc_ports.rows() > 0 {
+            extra.set_item("pfc_ports", table_to_dict(py, &out.pfc_ports)?)?;
+        }
         d.set_item("session_tables", extra)?;
     }
     if let Some(packets) = &out.capture {

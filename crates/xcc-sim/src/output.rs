@@ -155,6 +155,8 @@ pub struct RunOutput {
     pub session_samples: Table,
     /// The same runs: the last sample's measured and max-min rate of every rated session.
     pub session_rates: Table,
+    /// `[pfc]` runs: one row per router ingress port (pause frames, time paused).
+    pub pfc_ports: Table,
     /// Packets departing the captured link direction, if one was captured
     /// ([`crate::Simulation::capture_link`]).
     pub capture: Option<Vec<crate::capture::CapturedPacket>>,

@@ -14,8 +14,9 @@
 //!   router few). Generated topologies number a stub domain's routers together, so contiguous
 //!   runs keep stubs whole and cut few links;
 //! - networks of fewer than [`MIN_ROUTERS`] routers, and scenarios whose state does not split
-//!   by node yet (open-loop `[[arrivals]]`, `[[transactions]]`, `[sessions]` error sampling),
-//!   are one domain: the serial engine, unchanged.
+//!   by node yet (open-loop `[[arrivals]]`, `[[transactions]]`, `[sessions]` error sampling)
+//!   or that couple a link to its far end without delay (`[pfc]`'s pause frames), are one
+//!   domain: the serial engine, unchanged.
 //!
 //! The lookahead is the smallest delay of a link joining two domains: a packet that starts its
 //! transmission on such a link before a window's end cannot reach the far end before the next
@@ -78,7 +79,9 @@ impl Partition {
         let s = &network.scenario;
         let routers = s.nodes.iter().filter(|n| n.kind == NodeKind::Router).count();
         let sampled = s.sessions.as_ref().is_some_and(|w| w.sample_interval_ns > 0);
-        if routers < MIN_ROUTERS || !s.arrivals.is_empty() || !s.transactions.is_empty() || sampled {
+        // PFC pauses a link from its far end at once: no lookahead across a cut.
+        let single = !s.arrivals.is_empty() || !s.transactions.is_empty() || sampled || s.pfc.is_some();
+        if routers < MIN_ROUTERS || single {
             return Partition::single(s);
         }
         let n = s.nodes.len();

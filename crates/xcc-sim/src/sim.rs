@@ -17,6 +17,7 @@ use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
 pub(crate) mod domain;
+mod pfc;
 mod session_metrics;
 mod sessions;
 use crate::scenario::ScenarioError;
@@ -219,6 +220,8 @@ pub struct Simulation {
     absorbed: (u64, u64),
     /// `[sessions]` error metrics, if sampled.
     sampler: Option<session_metrics::SessionSampler>,
+    /// `[pfc]`: the lossless fabric's state (`sim/pfc.rs`); `None` without it.
+    pfc: Option<Box<pfc::PfcRun>>,
     /// This simulation's domain when the parallel engine runs the network as several
     /// (`sim/domain.rs`); `None`: the whole network, the serial engine.
     dom: Option<Box<domain::DomainState>>,
@@ -365,7 +368,9 @@ impl Simulation {
             let end = Time(scenario.duration_ns);
             session_metrics::SessionSampler::new(interval, window, end, (flows.len(), n_links), &mut queue)
         });
+        let pfc = pfc::PfcRun::new(&scenario);
         Simulation {
+            pfc,
             end: Time(scenario.duration_ns),
             scenario,
             now: Time::ZERO,
@@ -474,6 +479,8 @@ impl Simulation {
                 Event::SessionWindow => self.session_window(),
                 Event::SessionSample => self.session_sample(),
                 Event::Arrive(k) => self.arrive(k),
+                Event::PfcDeparture(l) => self.on_pfc_departure(l),
+                Event::PfcFrame(l) => self.on_pfc_frame(l),
             }
         }
     }
@@ -570,6 +577,9 @@ impl Simulation {
                 if first {
                     let t = link.next_delivery().expect("just queued");
                     self.queue.schedule(t, Event::LinkDeliver(l));
+                }
+                if self.pfc.is_some() {
+                    self.pfc_queued(l, slot);
                 }
             }
         }
@@ -1041,6 +1051,7 @@ impl Simulation {
         if self.dom.is_none() {
             self.check_sessions()?;
         }
+        self.check_lossless()?;
         for rec in &self.flows {
             if let Some(size) = rec.size {
                 if rec.delivered > size {
@@ -1173,7 +1184,9 @@ impl Simulation {
                 .f64("response_time_s", t.response_time.map_or(f64::NAN, |d| d.as_secs_f64()))
                 .f64("completion_time_s", t.completed.map_or(f64::NAN, |d| d.as_secs_f64()));
         }
+        let pfc_ports = self.pfc_table();
         RunOutput {
+            pfc_ports,
             stats,
             flow_series: self.fs.finish(),
             link_series: self.ls.finish(),

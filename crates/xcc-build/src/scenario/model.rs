@@ -25,6 +25,9 @@ pub struct Scenario {
     /// links and session flows to the lists above when it is built (they are not recorded here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sessions: Option<SessionWorkload>,
+    /// `[pfc]`: a lossless fabric, PFC at every router ([`crate::pfc`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc: Option<crate::pfc::Pfc>,
 }
 
 /// A generated session workload (seed 004): its protocol and data packet size, the network and

@@ -207,6 +207,13 @@ impl<'a> Resolver<'a> {
             ("arrivals", !arrivals.is_empty()),
             ("transactions", !transactions.is_empty()),
         ];
+        if let (Some(_), Some(_)) = (&top.pfc, &top.sessions) {
+            return Err(self.err("pfc", "PFC runs on declared links; a [sessions] network has none"));
+        }
+        let pfc = match top.pfc {
+            None => None,
+            Some(spec) => Some(crate::pfc::resolve(self.source, spec, &self.nodes, &links, &flows)?),
+        };
         let sessions = match top.sessions {
             None => None,
             Some(spec) => {
@@ -232,6 +239,7 @@ impl<'a> Resolver<'a> {
             transactions,
             metrics: Metrics { interval_ns },
             sessions,
+            pfc,
         })
     }
 

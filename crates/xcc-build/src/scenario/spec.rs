@@ -28,6 +28,8 @@ pub struct TopSpec {
     pub metrics: Option<MetricsSpec>,
     /// A generated session workload on a generated network (seed 004's WAN experiments).
     pub sessions: Option<SessionsSpec>,
+    /// `[pfc]`: priority flow control at every router ([`crate::pfc`]).
+    pub pfc: Option<crate::pfc::PfcSpec>,
 }
 
 /// `[sessions]`: seed 004's workloads as one table. The network (a transit-stub graph with

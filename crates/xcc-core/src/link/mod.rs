@@ -16,6 +16,7 @@ pub mod control_interval;
 #[cfg(test)]
 pub(crate) mod fake_queue;
 pub mod model;
+pub mod pfc_fabric;
 
 use crate::packet::{FlowId, Packet};
 use crate::time::Time;

@@ -21,6 +21,11 @@ use crate::rng::{uniform01, Pcg64Mcg};
 use crate::wire::Ecn;
 use crate::{Dur, FlowId, Packet, Time};
 
+// PFC's pause and resume of the transmitter (a child module: it re-times the pipe's entries).
+#[path = "pfc_gate.rs"]
+mod pfc_gate;
+pub use pfc_gate::PauseStats;
+
 /// Where the packets of carried items live.
 pub trait Packets<T> {
     fn packet<'a>(&'a self, item: &'a T) -> &'a Packet;
@@ -151,6 +156,8 @@ pub struct LinkModel<T> {
     /// The algorithm always queues and never looks at the queue (DropTail): skip building the
     /// queue view for it.
     passive: bool,
+    /// PFC XOFF holds the transmitter: the waiting packets have no start until XON (`pfc_gate`).
+    paused: bool,
     /// Something must see each departure (the algorithm's `on_dequeue`, or a capture): one
     /// flag, so a link with neither pays a single predictable branch per departure.
     departure_hooks: bool,
@@ -163,6 +170,8 @@ pub struct LinkModel<T> {
     rng: Pcg64Mcg,
     /// Copies of the departing packets with their transmission start, when capturing.
     capture: Option<Vec<(Time, Packet)>>,
+    /// Time paused by PFC and pause frames received (`pfc_gate`).
+    pub pause: PauseStats,
 }
 
 impl<T: Copy> LinkModel<T> {
@@ -189,6 +198,8 @@ impl<T: Copy> LinkModel<T> {
             departure_hooks: wants_dequeue,
             capture: None,
             passive,
+            paused: false,
+            pause: PauseStats::default(),
             // Grown on demand: most of a large network's links never hold more than a few packets.
             pipe: VecDeque::new(),
             started: 0,
@@ -307,6 +318,9 @@ impl<T: Copy> LinkModel<T> {
 
     #[inline(never)]
     fn advance_slow<S: PacketStore<T> + ?Sized>(&mut self, t: Time, store: &mut S) {
+        if self.paused {
+            return; // held packets start at XON (`pfc_gate`)
+        }
         while self.started < self.pipe.len() {
             let e = &self.pipe[self.started];
             if e.start > t {
@@ -369,6 +383,9 @@ impl<T: Copy> LinkModel<T> {
             }
         }
         let is_data = store.is_data(&item);
+        if self.paused {
+            return self.hold(now, item, bytes, is_data);
+        }
 
         let start = if now > self.busy_until {
             self.busy_frac = 0;
@@ -429,7 +446,8 @@ impl<T: Copy> LinkModel<T> {
     /// When the head of the pipe reaches the far end.
     #[inline]
     pub fn next_delivery(&self) -> Option<Time> {
-        self.pipe.front().map(|e| e.end + self.delay + Dur(e.jitter_ns as u64))
+        // A head held by PFC (no end yet) is scheduled at XON.
+        self.pipe.front().filter(|e| e.end != Time::NEVER).map(|e| e.end + self.delay + Dur(e.jitter_ns as u64))
     }
 
     /// The item at the head of the pipe (the next to be delivered).
