@@ -3,7 +3,7 @@
 //! lookahead (conservative synchronisation, as ns-3's MPI mode with time windows).
 //!
 //! In each window every domain runs its events before the window's end on its own; at the end
-//! each sends the packets that left it over a cut link ([`Simulation::ship`]); after a barrier
+//! each sends the packets that left it over a cut link (`Simulation::ship`); after a barrier
 //! each domain takes in the packets sent to it, ordered by (arrival time, sending domain, order
 //! of sending), and a second barrier opens the next window. Nothing in a domain's heap depends
 //! on which thread ran which domain or when: `--threads 1` runs the same domains in the same
