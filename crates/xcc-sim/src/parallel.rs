@@ -94,7 +94,7 @@ fn run_domains(
     let per = k.div_ceil(threads.clamp(1, k));
     let workers = k.div_ceil(per);
     let end = sims[0].end_time();
-    let mail: Vec<Mutex<Vec<(usize, Vec<Shipment>)>>> = (0..k).map(|_| Mutex::new(Vec::new())).collect();
+    let mail: Vec<Mailbox> = (0..k).map(|_| Mutex::new(Vec::new())).collect();
     let sync = Sync { mail, barrier: Barrier::new(workers), failed: AtomicBool::new(false), end, lookahead, k };
     let panics: Vec<Box<dyn std::any::Any + Send>> = std::thread::scope(|s| {
         let mut chunks = sims.chunks_mut(per).enumerate();
@@ -123,10 +123,13 @@ fn run_domains(
     merge(sims, wall.elapsed().as_secs_f64())
 }
 
+/// The packets sent to one domain in a window, with their sender.
+type Mailbox = Mutex<Vec<(usize, Vec<Shipment>)>>;
+
 /// What the workers share.
 struct Sync {
     /// Per receiving domain: the packets sent to it in this window, with their sender.
-    mail: Vec<Mutex<Vec<(usize, Vec<Shipment>)>>>,
+    mail: Vec<Mailbox>,
     barrier: Barrier,
     /// A worker panicked: the others leave at the next barrier (rather than wait forever).
     failed: AtomicBool,
