@@ -27,10 +27,11 @@ def _session_stats(native, text: str, path: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m xcclab._bench_worker SCENARIO", file=sys.stderr)
+    if len(argv) not in (1, 2) or (len(argv) == 2 and not argv[1].isdigit()):
+        print("usage: python -m xcclab._bench_worker SCENARIO [THREADS]", file=sys.stderr)
         return 2
     path = argv[0]
+    threads = int(argv[1]) if len(argv) == 2 else 1
     from xcclab import _native
 
     with open(path, encoding="utf-8") as fh:
@@ -40,7 +41,8 @@ def main(argv: list[str]) -> int:
         if path.endswith(SESSION_SUFFIX):
             stats = _session_stats(_native, text, path)
         else:
-            stats = _native.run(text, path, fmt, metrics=False)["stats"]
+            extra = {"threads": threads} if threads != 1 else {}
+            stats = _native.run(text, path, fmt, metrics=False, **extra)["stats"]
     except (ValueError, RuntimeError) as exc:
         print(f"xcc: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ValueError) else 1

@@ -76,9 +76,11 @@ def _maxrss_mb(ru_maxrss: int) -> float:
     return ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else ru_maxrss / 1024
 
 
-def measure_once(path: Path) -> dict[str, float]:
-    """Run ``path`` once in a fresh child; return its figures."""
+def measure_once(path: Path, threads: int = 1) -> dict[str, float]:
+    """Run ``path`` once in a fresh child on ``threads`` threads; return its figures."""
     cmd = [sys.executable, "-m", "xcclab._bench_worker", str(path)]
+    if threads != 1:
+        cmd.append(str(threads))
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
@@ -104,19 +106,22 @@ def measure_once(path: Path) -> dict[str, float]:
         "events": stats["events"],
         "packet_hops": stats["packet_hops"],
         "sim_seconds": stats["sim_seconds"],
+        "domains": stats.get("domains", 1),
     }
 
 
-def bench_scenario(path: Path, runs: int, warmup: int, log: Any = None) -> dict[str, Any]:
+def bench_scenario(
+    path: Path, runs: int, warmup: int, log: Any = None, threads: int = 1
+) -> dict[str, Any]:
     for i in range(warmup):
         if log:
             log(f"{path.stem}: warm-up {i + 1}/{warmup}")
-        measure_once(path)
+        measure_once(path, threads)
     samples = []
     for i in range(runs):
         if log:
             log(f"{path.stem}: run {i + 1}/{runs}")
-        samples.append(measure_once(path))
+        samples.append(measure_once(path, threads))
     walls = [s["wall_s"] for s in samples]
     return {
         "scenario": path.name.removesuffix(SESSION_SUFFIX)
@@ -130,6 +135,8 @@ def bench_scenario(path: Path, runs: int, warmup: int, log: Any = None) -> dict[
         "events": samples[0]["events"],
         "packet_hops": samples[0]["packet_hops"],
         "sim_seconds": samples[0]["sim_seconds"],
+        "threads": threads,
+        "domains": samples[0]["domains"],
         "samples": samples,
     }
 
@@ -155,6 +162,9 @@ def format_table(results: list[dict[str, Any]]) -> str:
 def bench_main(args: argparse.Namespace) -> int:
     if args.runs < 1:
         raise ScenarioError("--runs must be at least 1")
+    threads = getattr(args, "threads", 1)
+    if threads < 1:
+        raise ScenarioError("--threads must be at least 1")
     directory = Path(args.dir) if args.dir else default_benchmark_dir()
     files = find_scenarios(directory, args.scenario)
     from .errors import load_native
@@ -164,7 +174,7 @@ def bench_main(args: argparse.Namespace) -> int:
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    results = [bench_scenario(f, args.runs, max(0, args.warmup), log) for f in files]
+    results = [bench_scenario(f, args.runs, max(0, args.warmup), log, threads) for f in files]
     if args.json:
         doc = {
             "xcclab_version": __version__,

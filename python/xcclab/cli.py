@@ -71,6 +71,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ._progress import Stages
     from .results import run
 
+    if args.threads is not None and args.threads < 1:
+        _err(f"run: --threads {args.threads}: expected at least 1")
+        return EXIT_BAD_INPUT
+    threads = args.threads or os.cpu_count() or 1
     result = run(
         args.scenario,
         seed=args.seed,
@@ -79,8 +83,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         series=not args.no_series,
         pcap=args.pcap,
         stages=Stages(enabled=not args.quiet),
+        threads=threads,
     )
     print(result.summary())
+    domains = result.timing.get("domains", 1)
+    if domains > 1:
+        print(f"parallel engine: {domains} domains on {min(threads, domains)} threads")
+    else:
+        print("serial engine: the network is one domain (docs/architecture.md, parallel engine)")
     if args.pcap is not None:
         print(f"captured {len(result.pcap or [])} packets departing {args.pcap}")
     print(f"wrote {args.out}")
@@ -531,6 +541,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="no progress: neither the simulation's bar nor the stage lines on stderr",
     )
+    p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="threads of the parallel engine (default: the cores there are); the results are "
+        "the same bytes for every N",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("emu", help="run a scenario on real packets (root; docs/emu.md)")
@@ -628,6 +645,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scenario", action="append", metavar="NAME", help="only this one")
     p.add_argument("--dir", metavar="DIR", help="benchmark directory (default benchmarks/)")
     p.add_argument("--warmup", type=int, default=1, help="unmeasured runs first (default 1)")
+    p.add_argument(
+        "--threads", type=int, default=1, metavar="N", help="parallel engine threads (default 1)"
+    )
     p.add_argument("--json", action="store_true", help="print machine-readable results")
     p.add_argument(
         "--emu",

@@ -127,6 +127,7 @@ def run(
     series: bool = True,
     pcap: str | None = None,
     stages: Any = None,
+    threads: int = 1,
 ) -> RunResult:
     """Simulate ``scenario`` and return its results (also written to ``out`` if given).
 
@@ -134,7 +135,9 @@ def run(
     fraction done (0..1), or ``True`` for a progress bar on stderr (shown only for runs longer
     than about two seconds). ``series=False`` skips the time-series tables. ``pcap="a->b"``
     captures the packets departing that link direction (``RunResult.pcap``; written to
-    ``OUT/capture.pcap``, see ``docs/pcap.md``). ``stages``: a
+    ``OUT/capture.pcap``, see ``docs/pcap.md``). ``threads``: threads of the parallel engine
+    (the same results for any number; ``timing["domains"]`` says how many parts the network
+    was cut into, 1 for the serial engine). ``stages``: a
     :class:`xcclab._progress.Stages` reporting each stage (simulation, tables and references,
     writing) with its time; None reports nothing.
     """
@@ -155,7 +158,9 @@ def run(
     else:
         callback = progress or None
     try:
-        extra = {"pcap_link": pcap} if pcap is not None else {}
+        extra: dict[str, Any] = {"pcap_link": pcap} if pcap is not None else {}
+        if threads != 1:
+            extra["threads"] = threads
         with stages.stage("simulate"):
             raw = native.run(
                 inp.text, inp.source, inp.format, seed=seed, progress=callback, **extra
@@ -269,6 +274,8 @@ class RunResult:
         }
         timing = {
             "wall_seconds": stats.get("wall_seconds"),
+            "threads": stats.get("threads", 1),
+            "domains": stats.get("domains", 1),
             "finished_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             "host": socket.gethostname(),
             "platform": platform.platform(),

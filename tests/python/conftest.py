@@ -139,7 +139,7 @@ class FakeNative:
             raise self.fail
         return json.dumps({"name": "fake", "host": [{"name": "a"}, {"name": "b"}]})
 
-    def run(self, text, source, format="toml", seed=None, metrics=True, progress=None):
+    def run(self, text, source, format="toml", seed=None, metrics=True, progress=None, threads=1):
         self.calls.append({"text": text, "source": source, "format": format, "seed": seed})
         if progress is not None:
             for frac in (0.25, 0.5, 1.0):

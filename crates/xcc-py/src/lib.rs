@@ -64,8 +64,10 @@ fn validate(text: &str, source: &str, format: &str) -> PyResult<String> {
 /// Runs a scenario; returns {"resolved", "seed", "stats", "tables"}, and with
 /// `pcap_link="a->b"` also "pcap": the packets departing that link direction as a list of
 /// (time_ns, header bytes, original length) (see xcc_sim::capture for the encoding).
+/// `threads`: the parallel engine's threads (the same results for any number; stats gets
+/// "domains", the number of parts the network was cut into, 1 for the serial engine).
 #[pyfunction]
-#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None, pcap_link = None))]
+#[pyo3(signature = (text, source, format = "toml", seed = None, metrics = true, progress = None, pcap_link = None, threads = 1))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -76,8 +78,12 @@ fn run(
     metrics: bool,
     progress: Option<PyObject>,
     pcap_link: Option<&str>,
+    threads: usize,
 ) -> PyResult<PyObject> {
     let fmt = format_of(format)?;
+    if threads == 0 {
+        return Err(PyValueError::new_err("threads: expected at least 1"));
+    }
     let mut callback_error: Option<PyErr> = None;
     // Without the GIL: the wrapper's main thread can take a signal (and stop the run's
     // real-packet half, docs/emu.md) while a simulation runs in a worker thread.
@@ -89,12 +95,12 @@ fn run(
                 }
             }
         };
-        xcc_sim::run_text_capturing(text, source, fmt, seed, metrics, pcap_link, Some(&mut report))
+        xcc_sim::run_text_threads(text, source, fmt, seed, metrics, pcap_link, threads, Some(&mut report))
     });
     if let Some(e) = callback_error {
         return Err(e);
     }
-    let (scenario, out) = result.map_err(|e| match e {
+    let (scenario, out, domains) = result.map_err(|e| match e {
         RunError::Scenario(s) => PyValueError::new_err(s.to_string()),
         e @ RunError::Invariant(_) => PyRuntimeError::new_err(e.to_string()),
     })?;
@@ -106,6 +112,8 @@ fn run(
     stats.set_item("packet_hops", out.stats.packet_hops)?;
     stats.set_item("sim_seconds", out.stats.sim_seconds)?;
     stats.set_item("wall_seconds", out.stats.wall_seconds)?;
+    stats.set_item("domains", domains)?;
+    stats.set_item("threads", threads)?;
     d.set_item("stats", stats)?;
     let tables = PyDict::new(py);
     tables.set_item("flow_series", table_to_dict(py, &out.flow_series)?)?;

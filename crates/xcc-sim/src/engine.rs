@@ -39,6 +39,9 @@ pub enum Event {
     SessionWindow,
     /// A session sample: rates delivered over the window against the max-min oracle.
     SessionSample,
+    /// Packet `0` of the domain's inbox (sent by another domain over a cut link) reaches the
+    /// far end of that link (the parallel engine, `sim/domain.rs`).
+    Arrive(u32),
     /// Link `0` (leaving a PFC router) starts its next waiting packet (`sim/pfc.rs`).
     PfcDeparture(u32),
     /// A PFC frame reaches the transmitter of link `0`.

@@ -5,6 +5,8 @@
 //! - [`engine`]: the (time, sequence)-ordered event queue.
 //! - [`link`]: a directed link in virtual time (one event per packet-hop).
 //! - [`sim`]: the simulation itself: traffic, hosts, metrics, invariants.
+//! - [`partition`], [`parallel`]: the network cut into domains, and the windowed engine that
+//!   runs them on several threads with the same bytes for any thread count.
 //! - [`output`]: columnar results.
 //! - [`fluid`]: the fluid session driver of seed 004 (explicit-rate protocols, fluid data, WAN
 //!   topologies), an approximation validated against the packet engine; nothing here imports it.
@@ -21,6 +23,8 @@ pub mod event_heap;
 pub mod fluid;
 pub mod link;
 pub mod output;
+pub mod parallel;
+pub mod partition;
 pub mod session_group;
 pub mod sim;
 pub mod stats;
@@ -57,21 +61,35 @@ pub fn run_text_capturing(
     capture: Option<&str>,
     progress: Option<&mut dyn FnMut(f64)>,
 ) -> Result<(Scenario, RunOutput), RunError> {
+    run_text_threads(text, source, format, seed, metrics, capture, 1, progress).map(|(s, out, _)| (s, out))
+}
+
+/// [`run_text_capturing`] on `threads` threads (the parallel engine, [`parallel`]): the same
+/// bytes for every thread count. Also returns the number of domains the network was cut into
+/// (1: the serial engine).
+#[allow(clippy::too_many_arguments)]
+pub fn run_text_threads(
+    text: &str,
+    source: &str,
+    format: Format,
+    seed: Option<u64>,
+    metrics: bool,
+    capture: Option<&str>,
+    threads: usize,
+    progress: Option<&mut dyn FnMut(f64)>,
+) -> Result<(Scenario, RunOutput, usize), RunError> {
     let mut scenario = resolve(text, source, format).map_err(RunError::Scenario)?;
     if let Some(s) = seed {
         scenario.seed = s;
     }
     let resolved = scenario.clone();
-    let network = Network::build(scenario).map_err(|mut e| {
-        e.source = source.to_string();
-        RunError::Scenario(e)
-    })?;
-    let mut sim = Simulation::new(network, metrics);
-    if let Some(link) = capture {
-        sim.capture_link(link).map_err(|mut e| {
-            e.source = source.to_string();
-            RunError::Scenario(e)
+    let (out, domains) =
+        parallel::run_scenario(scenario, metrics, threads, capture, progress).map_err(|e| match e {
+            RunError::Scenario(mut e) => {
+                e.source = source.to_string();
+                RunError::Scenario(e)
+            }
+            e => e,
         })?;
-    }
-    Ok((resolved, sim.run(progress)?))
+    Ok((resolved, out, domains))
 }

@@ -16,7 +16,7 @@ use xcc_core::{Dur, Time};
 
 /// What the simulation asks of a protocol's sessions and links. Sessions are numbered densely
 /// within the group (`s`); control packets are named by handles.
-pub trait SessionGroup {
+pub trait SessionGroup: Send {
     /// API.Join of session `s` (at most `demand` bit/s, `INFINITY` for greedy).
     fn join(&mut self, s: u32, now: Time, demand: f64);
     /// API.Leave of session `s`.
@@ -46,6 +46,12 @@ pub trait SessionGroup {
     fn in_flight(&self) -> u64;
     /// The link tasks' own invariants.
     fn check(&self) -> Result<(), String>;
+    /// Takes control packet `h`'s body out of the group (it crosses to another domain of the
+    /// parallel engine; the handle is freed).
+    fn export(&mut self, h: u32) -> Box<dyn std::any::Any + Send>;
+    /// Takes in a body [`SessionGroup::export`]ed by the same protocol's group of another
+    /// domain; returns its handle here.
+    fn import(&mut self, body: Box<dyn std::any::Any + Send>) -> u32;
 }
 
 /// The group of a scenario's `protocol` for `sessions` sessions on `links` links.
@@ -103,7 +109,7 @@ impl<P: SessionProtocol> Group<P> {
     }
 }
 
-impl<P: DataShare> SessionGroup for Group<P> {
+impl<P: DataShare + 'static> SessionGroup for Group<P> {
     fn join(&mut self, s: u32, now: Time, demand: f64) {
         let mut src = P::new_source(&self.params, s);
         src.join(now, demand);
@@ -188,6 +194,15 @@ impl<P: DataShare> SessionGroup for Group<P> {
             }
         }
         Ok(())
+    }
+
+    fn export(&mut self, h: u32) -> Box<dyn std::any::Any + Send> {
+        Box::new(self.take(h))
+    }
+
+    fn import(&mut self, body: Box<dyn std::any::Any + Send>) -> u32 {
+        let p = body.downcast::<P::Packet>().expect("a body of the same protocol");
+        self.store(*p)
     }
 }
 

@@ -17,6 +17,7 @@ use crate::session_group::{new_group, SessionGroup};
 use xcc_core::prefetch::prefetch_bytes;
 
 mod datacenter_metrics;
+pub(crate) mod domain;
 mod pfc;
 mod session_metrics;
 mod sessions;
@@ -224,6 +225,9 @@ pub struct Simulation {
     datacenter: Option<datacenter_metrics::DatacenterMetrics>,
     /// `[pfc]`: the lossless fabric's state (`sim/pfc.rs`); `None` without it.
     pfc: Option<Box<pfc::PfcRun>>,
+    /// This simulation's domain when the parallel engine runs the network as several
+    /// (`sim/domain.rs`); `None`: the whole network, the serial engine.
+    dom: Option<Box<domain::DomainState>>,
 }
 
 impl Simulation {
@@ -231,6 +235,18 @@ impl Simulation {
     /// a `[sessions]` table): its links take the network's algorithms and random streams, its
     /// flows the network's routes and session groups.
     pub fn new(network: Network, metrics: bool) -> Simulation {
+        Simulation::new_in(network, metrics, None)
+    }
+
+    /// [`Simulation::new`], as domain `domain.1` of `domain.0` when given: only that domain's
+    /// links, flow ends and timers get events.
+    pub(crate) fn new_in(
+        network: Network,
+        metrics: bool,
+        domain: Option<(std::sync::Arc<crate::partition::Partition>, u32)>,
+    ) -> Simulation {
+        let here = |node: u32| domain.as_ref().is_none_or(|(p, d)| p.node_domain[node as usize] == *d);
+        let owns = |link: usize| domain.as_ref().is_none_or(|(p, d)| p.link_owner[link] == *d);
         let Network {
             scenario,
             links: built,
@@ -298,8 +314,12 @@ impl Simulation {
                 rev,
             ));
             flows.last_mut().expect("just pushed").session = session;
-            queue.schedule(Time(f.start_ns), Event::FlowStart(i as u32));
-            if let Some(stop) = f.stop_ns {
+            // A domain starts the flows whose source or destination it holds, and stops those
+            // whose source it holds.
+            if here(f.src) || here(f.dst) {
+                queue.schedule(Time(f.start_ns), Event::FlowStart(i as u32));
+            }
+            if let (Some(stop), true) = (f.stop_ns, here(f.src)) {
                 queue.schedule(Time(stop), Event::FlowStop(i as u32));
             }
         }
@@ -327,7 +347,7 @@ impl Simulation {
             }
             txn_groups.push(TxnGroup { spec: t.clone(), req, resp });
         }
-        for (i, l) in links.iter().enumerate() {
+        for (i, l) in links.iter().enumerate().filter(|(i, _)| owns(*i)) {
             if let Some(t) = l.algo.poll_timeout() {
                 queue.schedule(t, Event::LinkTimer(i as u32));
             }
@@ -385,11 +405,17 @@ impl Simulation {
             absorbed: (0, 0),
             sampler,
             datacenter,
+            dom: domain.map(|(p, d)| Box::new(domain::DomainState::new(p, d))),
         }
     }
 
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
+    }
+
+    /// When the run ends (the scenario's duration).
+    pub fn end_time(&self) -> Time {
+        self.end
     }
 
     /// Records the packets departing link direction `name` (`"a->b"`) for
@@ -415,6 +441,31 @@ impl Simulation {
     pub fn run(mut self, mut progress: Option<&mut dyn FnMut(f64)>) -> Result<RunOutput, RunError> {
         let wall = std::time::Instant::now();
         while let Some((t, ev)) = self.queue.pop_due(self.end) {
+            self.dispatch(t, ev);
+            if self.events & 0x3FFFF == 0 {
+                if let Some(p) = progress.as_mut() {
+                    p(self.now.as_secs_f64() / self.end.as_secs_f64());
+                }
+            }
+        }
+        self.now = self.end;
+        for l in &mut self.links {
+            l.settle(self.end, &mut self.arena[..]);
+        }
+        self.check_invariants().map_err(RunError::Invariant)?;
+        let stats = RunStats {
+            events: self.events,
+            packet_hops: self.packet_hops,
+            sim_seconds: self.end.as_secs_f64(),
+            wall_seconds: wall.elapsed().as_secs_f64(),
+        };
+        Ok(self.into_output(stats))
+    }
+
+    /// Runs event `ev` due at `t`.
+    #[inline(always)]
+    fn dispatch(&mut self, t: Time, ev: Event) {
+        {
             self.now = t;
             self.events += 1;
             if self.prefetch {
@@ -436,27 +487,11 @@ impl Simulation {
                 Event::SessionTick(g) => self.session_tick(g),
                 Event::SessionWindow => self.session_window(),
                 Event::SessionSample => self.session_sample(),
+                Event::Arrive(k) => self.arrive(k),
                 Event::PfcDeparture(l) => self.on_pfc_departure(l),
                 Event::PfcFrame(l) => self.on_pfc_frame(l),
             }
-            if self.events & 0x3FFFF == 0 {
-                if let Some(p) = progress.as_mut() {
-                    p(self.now.as_secs_f64() / self.end.as_secs_f64());
-                }
-            }
         }
-        self.now = self.end;
-        for l in &mut self.links {
-            l.settle(self.end, &mut self.arena[..]);
-        }
-        self.check_invariants().map_err(RunError::Invariant)?;
-        let stats = RunStats {
-            events: self.events,
-            packet_hops: self.packet_hops,
-            sim_seconds: self.end.as_secs_f64(),
-            wall_seconds: wall.elapsed().as_secs_f64(),
-        };
-        Ok(self.into_output(stats))
     }
 
     /// Starts the memory loads of the next deliveries while this event runs, one step of each
@@ -571,6 +606,17 @@ impl Simulation {
             self.queue.schedule(t, Event::LinkDeliver(l));
         }
         self.packet_hops += 1;
+        // The far end is another domain's: the packet went there at a window boundary.
+        if self.dom.is_some() && self.shipped_off(l, slot) {
+            return;
+        }
+        self.forward(slot);
+    }
+
+    /// Packet `slot` has just reached the far end of its link: on to the next link, or to the
+    /// simulation at its last link (and every hop of a control packet).
+    #[inline(always)]
+    fn forward(&mut self, slot: Slot) {
         // A data packet in transit: its item knows the next link; the arena is not touched.
         if slot.next != Routes::END {
             self.offer_slot(slot.next, slot.advanced(&self.routes));
@@ -740,6 +786,7 @@ impl Simulation {
     // ---- traffic -------------------------------------------------------------------------
 
     fn start_flow(&mut self, f: u32) {
+        self.uncount_copy(!self.sends(f));
         let now = self.now;
         let rec = &mut self.flows[f as usize];
         if !matches!(rec.ep, Endpoints::NotStarted) {
@@ -759,11 +806,15 @@ impl Simulation {
                 let rec = &mut self.flows[f as usize];
                 let receiver = Receiver::new(FlowId(f), cfg, echo);
                 rec.ep = Endpoints::Bulk(Box::new(BulkEnds { sender, receiver }));
-                self.drain_sender(f);
+                if self.sends(f) {
+                    self.drain_sender(f);
+                }
             }
             (_, _, Some(_)) => {
                 rec.ep = Endpoints::Cbr { seq: 0, frac: 0, stopped: false };
-                self.queue.schedule(now, Event::CbrSend(f));
+                if self.sends(f) {
+                    self.queue.schedule(now, Event::CbrSend(f));
+                }
             }
             _ if rec.session.is_some() => self.start_session(f),
             _ => unreachable!("flow without traffic"),
@@ -886,6 +937,9 @@ impl Simulation {
     // ---- metrics -------------------------------------------------------------------------
 
     fn sample(&mut self) {
+        if self.dom.is_some() {
+            return self.sample_domain();
+        }
         let now = self.now;
         let secs = now.as_secs_f64();
         let dt = self.interval.as_secs_f64();
@@ -985,7 +1039,8 @@ impl Simulation {
             in_pipe_bytes += l.bytes_in_pipe();
         }
         let live = self.arena.len() as u64 - self.free.len() as u64;
-        if live != in_pipe {
+        // A merged run of several domains checked each domain's packets before the merge.
+        if self.dom.is_none() && live != in_pipe {
             return Err(format!("{live} packets are allocated but {in_pipe} are on links"));
         }
         let hops_in: u64 = self.links.iter().map(|l| l.stats.packets_in).sum();
@@ -1007,7 +1062,10 @@ impl Simulation {
                 in_pipe_bytes
             ));
         }
-        self.check_sessions()?;
+        // Each domain of a parallel run checked its own bodies before the merge.
+        if self.dom.is_none() {
+            self.check_sessions()?;
+        }
         self.check_lossless()?;
         for rec in &self.flows {
             if let Some(size) = rec.size {

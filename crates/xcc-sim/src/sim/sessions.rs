@@ -52,6 +52,10 @@ impl Simulation {
             wake_at: None,
             last_delivery: Time::NEVER,
         };
+        // The destination's domain only counts what arrives.
+        if !self.sends(f) {
+            return;
+        }
         self.groups[spec.group as usize].join(spec.local, now, spec.demand);
         self.after_source(f);
     }
@@ -259,6 +263,7 @@ impl Simulation {
     /// input (every packet offered to it) and backlog measured since the group's last tick.
     pub(super) fn session_tick(&mut self, g: u32) {
         let now = self.now;
+        self.uncount_copy(self.dom.as_ref().is_some_and(|d| d.id != 0));
         let g = g as usize;
         let Some(d) = self.groups[g].tick_interval() else { return };
         let (since, last) = &mut self.tick_bytes[g];
