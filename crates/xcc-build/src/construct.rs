@@ -36,6 +36,11 @@ pub fn controller(cc: &Cc, t: &model::Transport) -> AnyController {
     cc.controller(&t.host_context())
 }
 
+/// The sender's controller of a flow that leaves its host on a link of `nic_rate_bps`.
+pub fn controller_at(cc: &Cc, t: &model::Transport, nic_rate_bps: u64) -> AnyController {
+    cc.controller(&xcc_core::params::HostContext { nic_rate_bps: Some(nic_rate_bps), ..t.host_context() })
+}
+
 /// The receiver's echoer of a flow; `two_way_delay` is the path's round-trip propagation delay.
 pub fn echoer(cc: &Cc, two_way_delay: Dur) -> AnyEchoer {
     cc.echoer(two_way_delay)

@@ -194,7 +194,10 @@ dst = "d"
     fn thresholds_resolve_with_a_headroom_per_link() {
         let s = resolve(&scenario("", "84000B"), "incast.toml", Format::Toml).unwrap();
         let pfc = s.pfc.unwrap();
-        assert_eq!((pfc.pause_bytes, pfc.resume_bytes, pfc.headroom_bytes, pfc.mtu_bytes), (22_500, 18_000, None, 1500));
+        assert_eq!(
+            (pfc.pause_bytes, pfc.resume_bytes, pfc.headroom_bytes, pfc.mtu_bytes),
+            (22_500, 18_000, None, 1500)
+        );
         assert_eq!(pfc.params_for(&s.links[0]).headroom_bytes, 5_500);
     }
 

@@ -80,6 +80,9 @@ pub struct HostContext {
     pub mss_bytes: u32,
     /// Bytes of the headers under the congestion header (IP and transport).
     pub header_bytes: u32,
+    /// The rate of the link the flow leaves its host on (its NIC), when the driver knows it:
+    /// what a sender that starts at line rate (DCQCN) starts at.
+    pub nic_rate_bps: Option<u64>,
 }
 
 impl HostContext {

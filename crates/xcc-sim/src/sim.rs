@@ -8,7 +8,7 @@ use xcc_core::wire::{Ecn, Segment, SegmentKind};
 use xcc_core::{Dur, FlowId, Packet, Time};
 
 use crate::capture::{self, CapturedPacket};
-use crate::construct::{controller, echoer, transport_config};
+use crate::construct::{controller_at, echoer, transport_config};
 use crate::engine::{Event, EventQueue};
 use crate::link::{SimLink, SimPacket, Slot};
 use crate::output::{RunOutput, RunStats, TableBuilder};
@@ -735,7 +735,8 @@ impl Simulation {
         match (rec.cc, rec.transport, rec.cbr) {
             (Some(cc), Some(t), _) => {
                 let cfg = transport_config(&t);
-                let sender = Sender::new(FlowId(f), cfg, controller(&cc, &t), rec.size, now);
+                let nic_rate_bps = self.links[self.routes.hop(rec.fwd, 0) as usize].rate_bps;
+                let sender = Sender::new(FlowId(f), cfg, controller_at(&cc, &t, nic_rate_bps), rec.size, now);
                 let (fwd, rev) = (rec.fwd, rec.rev);
                 let delay = |r: Route| -> u64 {
                     (0..r.len).map(|k| self.links[self.routes.hop(r, k) as usize].delay.as_ns()).sum()

@@ -213,6 +213,6 @@ pub struct Metrics {
 impl Transport {
     /// What a sender's construction needs of the transport.
     pub fn host_context(&self) -> xcc_core::params::HostContext {
-        xcc_core::params::HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes }
+        xcc_core::params::HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes, nic_rate_bps: None }
     }
 }

@@ -8,8 +8,8 @@
 //! docs/architecture.md, "Adding an algorithm", is the recipe.
 
 // Laws written and unit-tested, not yet in the registry (no scenario can name them yet): the
-// datacenter protocols, their telemetry header and the lossless fabric's ingress rule.
-pub mod dcqcn;
+// datacenter protocols, their telemetry header and the lossless fabric's ingress rule (PFC is
+// not an algorithm a scenario names per link: `[pfc]` turns it on at every router).
 pub mod hpcc;
 pub mod int;
 pub mod pfc;
@@ -77,6 +77,7 @@ macro_rules! for_each_algorithm {
             "bfyz" bfyz { session: Bfyz(Bfyz, BfyzParams); }
             "cobb" cobb { session: Cobb(Cobb, CobbParams); }
             "dctcp" dctcp { link: Dctcp(DctcpMarker, DctcpQueueParams) as "dctcp"; host: Dctcp(Dctcp, DctcpParams) as "dctcp"; echo: Dctcp(DctcpEcho); }
+            "dcqcn" dcqcn { link: Dcqcn(DcqcnMarker, DcqcnQueueParams) as "dcqcn"; host: Dcqcn(Dcqcn, DcqcnParams) as "dcqcn"; echo: Dcqcn(DcqcnEcho); }
         }
     };
 }
