@@ -109,7 +109,9 @@ def test_the_same_incast_without_pfc_and_a_small_buffer_drops():
     ],
     ids=["resume-above-pause", "headroom-below-a-packet", "headroom-below-in-flight", "buffer"],
 )
-def test_thresholds_that_cannot_hold_exit_2_naming_file_and_field(tmp_path, pfc, buffer, field, words):
+def test_thresholds_that_cannot_hold_exit_2_naming_file_and_field(
+    tmp_path, pfc, buffer, field, words
+):
     import tomli_w
 
     path = tmp_path / "incast.toml"
