@@ -167,6 +167,7 @@ mod tests {
             ("cubic", 0),
             ("bbr", 0),
             ("dctcp", 0),
+            ("dcqcn", 0),
         ];
         assert_eq!(by_name, expected);
     }
