@@ -122,8 +122,8 @@ impl DcqcnSender {
             return; // no CNP yet: nothing to recover
         }
         self.bytes_since += bytes;
-        while self.bytes_since >= self.params.byte_counter_bytes {
-            self.bytes_since -= self.params.byte_counter_bytes;
+        while self.bytes_since >= self.params.byte_counter_bytes as u64 {
+            self.bytes_since -= self.params.byte_counter_bytes as u64;
             self.byte_count += 1;
             self.increase();
         }
@@ -328,7 +328,7 @@ mod tests {
     }
 
     /// The paper's parameters on a 40 Gbit/s NIC (its testbed), byte counter as given.
-    fn sender(byte_counter_bytes: u64) -> DcqcnSender {
+    fn sender(byte_counter_bytes: u32) -> DcqcnSender {
         // R_HAI 400 Mbit/s (ten times R_AI, HPCC's ratio): the hand computation below was done with it.
         let p = DcqcnParams { byte_counter_bytes, rate_hai_bps: 400e6, ..Default::default() };
         DcqcnSender::new(p, 40e9).unwrap()
@@ -362,7 +362,7 @@ mod tests {
     //                       α ← (1 − g)·α6 + g
     #[test]
     fn alpha_and_rate_after_cnps_and_through_fast_recovery_to_additive() {
-        let mut s = sender(u64::MAX);
+        let mut s = sender(u32::MAX);
         assert_eq!(s.poll_timeout(), None, "no timer before the first CNP");
         s.on_cnp(us(0));
         rates(&s, 40.0, 20.0);
@@ -445,7 +445,7 @@ mod tests {
     // A late poll runs every timer it missed, in order: three alpha decays and three increases.
     #[test]
     fn a_late_poll_catches_up_in_order() {
-        let mut s = sender(u64::MAX);
+        let mut s = sender(u32::MAX);
         s.on_cnp(us(0)); // R_C 20, R_T 40
         s.on_timeout(us(170));
         assert_eq!(s.counters(), (3, 0));
