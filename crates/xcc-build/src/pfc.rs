@@ -9,13 +9,13 @@
 //! headroom = "auto"   # per port: what its link can deliver after XOFF; or a size
 //! ```
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use xcc_core::algorithms::pfc::{PfcError, PfcParams};
 use xcc_core::time::Dur;
 use xcc_core::units::parse_bytes;
 
+use crate::scenario::error::ScenarioError;
 use crate::scenario::model::{Flow, FlowKind, Link, Node, NodeKind};
-use crate::scenario::ScenarioError;
 
 /// `[pfc]` as written.
 #[derive(Deserialize, Debug)]
@@ -26,31 +26,7 @@ pub struct PfcSpec {
     pub headroom: Option<String>,
 }
 
-/// `[pfc]` resolved (what `run.json` records).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Pfc {
-    pub pause_bytes: u64,
-    pub resume_bytes: u64,
-    /// `None`: each port's own, [`PfcParams::headroom_needed`] of its link.
-    pub headroom_bytes: Option<u64>,
-    /// The largest packet of the scenario's traffic (what the headroom must hold).
-    pub mtu_bytes: u32,
-}
-
-impl Pfc {
-    /// The thresholds, with the headroom of a port at the end of `link`.
-    pub fn params_for(&self, link: &Link) -> PfcParams {
-        PfcParams {
-            pause_bytes: self.pause_bytes,
-            resume_bytes: self.resume_bytes,
-            headroom_bytes: self.headroom_bytes.unwrap_or_else(|| self.auto_headroom(link)),
-        }
-    }
-
-    fn auto_headroom(&self, link: &Link) -> u64 {
-        PfcParams::headroom_needed(link.rate_bps as f64, Dur(link.delay_ns), self.mtu_bytes)
-    }
-}
+pub use crate::scenario::model::Pfc;
 
 /// Whether link `l` ends at a PFC switch (is one of its ingress ports) and whether it leaves one.
 pub fn switch_ports(nodes: &[Node], links: &[Link]) -> (Vec<bool>, Vec<bool>) {

@@ -170,6 +170,7 @@ mod tests {
             ("hpcc", 84),
             ("powertcp", 84),
             ("dctcp", 0),
+            ("dcqcn", 0),
         ];
         assert_eq!(by_name, expected);
     }

@@ -33,7 +33,7 @@ pub struct Scenario {
     pub workload: Option<Workload>,
     /// `[pfc]`: a lossless fabric, PFC at every router ([`crate::pfc`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pfc: Option<crate::pfc::Pfc>,
+    pub pfc: Option<Pfc>,
 }
 
 /// A generated datacenter network (`[fabric]`); its nodes and links are in the scenario's lists.
@@ -276,5 +276,35 @@ impl Transport {
     /// What a sender's construction needs of the transport.
     pub fn host_context(&self) -> xcc_core::params::HostContext {
         xcc_core::params::HostContext { mss_bytes: self.mss_bytes, header_bytes: self.header_bytes, path: None }
+    }
+}
+
+/// `[pfc]` resolved (what `run.json` records; resolved and checked in [`crate::pfc`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Pfc {
+    pub pause_bytes: u64,
+    pub resume_bytes: u64,
+    /// `None`: each port's own, [`xcc_core::algorithms::pfc::PfcParams::headroom_needed`] of its link.
+    pub headroom_bytes: Option<u64>,
+    /// The largest packet of the scenario's traffic (what the headroom must hold).
+    pub mtu_bytes: u32,
+}
+
+impl Pfc {
+    /// The thresholds, with the headroom of a port at the end of `link`.
+    pub fn params_for(&self, link: &Link) -> xcc_core::algorithms::pfc::PfcParams {
+        xcc_core::algorithms::pfc::PfcParams {
+            pause_bytes: self.pause_bytes,
+            resume_bytes: self.resume_bytes,
+            headroom_bytes: self.headroom_bytes.unwrap_or_else(|| self.auto_headroom(link)),
+        }
+    }
+
+    fn auto_headroom(&self, link: &Link) -> u64 {
+        xcc_core::algorithms::pfc::PfcParams::headroom_needed(
+            link.rate_bps as f64,
+            xcc_core::time::Dur(link.delay_ns),
+            self.mtu_bytes,
+        )
     }
 }

@@ -7,9 +7,9 @@
 //!
 //! docs/architecture.md, "Adding an algorithm", is the recipe.
 
-// Not in the registry (no scenario names them as a `queue` or `cc` kind): DCQCN's laws, and the
-// lossless fabric's ingress rule, which the link model and the simulator drive (PFC).
-pub mod dcqcn;
+// Not in the registry: the lossless fabric's ingress rule, which the link model and the
+// simulator drive when `[pfc]` turns it on at every router (PFC is not an algorithm a scenario
+// names per link).
 pub mod pfc;
 
 /// The registry: one line per algorithm, every role it plays. Everything that lists algorithms
@@ -77,6 +77,7 @@ macro_rules! for_each_algorithm {
             "hpcc" hpcc { host: Hpcc(Hpcc, HpccCcParams) as "hpcc"; }
             "powertcp" powertcp { host: PowerTcp(PowerTcp, PowerTcpCcParams) as "powertcp"; }
             "dctcp" dctcp { link: Dctcp(DctcpMarker, DctcpQueueParams) as "dctcp"; host: Dctcp(Dctcp, DctcpParams) as "dctcp"; echo: Dctcp(DctcpEcho); }
+            "dcqcn" dcqcn { link: Dcqcn(DcqcnMarker, DcqcnQueueParams) as "dcqcn"; host: Dcqcn(Dcqcn, DcqcnParams) as "dcqcn"; echo: Dcqcn(DcqcnEcho); }
         }
     };
 }

@@ -249,6 +249,12 @@ pub trait Echoer {
     fn echoes_ce_per_packet(&self) -> bool {
         false
     }
+    /// With the per-packet echo: the CE state a data segment that arrived at `now` with `ce`
+    /// puts on its ACK. By default its own; DCQCN's notification point echoes CE at most once
+    /// per interval (its CNP).
+    fn echo_ce(&mut self, _now: Time, ce: bool) -> bool {
+        ce
+    }
 }
 
 /// Echoes the most recent header unchanged (what XCP, RCP and TCP receivers do).
@@ -277,5 +283,8 @@ impl Echoer for AnyEchoer {
     }
     fn echoes_ce_per_packet(&self) -> bool {
         dispatch_echoer!(self, e => e.echoes_ce_per_packet())
+    }
+    fn echo_ce(&mut self, now: Time, ce: bool) -> bool {
+        dispatch_echoer!(self, e => e.echo_ce(now, ce))
     }
 }

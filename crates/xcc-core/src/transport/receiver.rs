@@ -196,7 +196,8 @@ impl Receiver {
         let ce = pkt.ecn == Ecn::Ce;
         self.stats.ce_received += ce as u64;
         let mut immediate = if self.ce_per_packet {
-            self.ce_state_change(ce)
+            let echoed = self.echo.echo_ce(now, ce);
+            self.ce_state_change(echoed)
         } else {
             // RFC 3168 section 6.1.3: CWR ends the ECE state, CE (re)starts it; a packet with
             // both keeps it. A change of state is acknowledged at once.

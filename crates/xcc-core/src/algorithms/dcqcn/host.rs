@@ -23,7 +23,9 @@
 //! of the interval when marks arrived inside it; the paper does not, nor does this.
 
 use super::DcqcnParams;
+use crate::host::{AckEvent, CongestionEvent, Controller, Echoer};
 use crate::time::{Dur, Time};
+use crate::wire::CongestionHeader;
 
 /// The receiver side of one flow: turns CE marks into CNPs, at most one per interval N.
 #[derive(Clone, Debug)]
@@ -120,8 +122,8 @@ impl DcqcnSender {
             return; // no CNP yet: nothing to recover
         }
         self.bytes_since += bytes;
-        while self.bytes_since >= self.params.byte_counter_bytes {
-            self.bytes_since -= self.params.byte_counter_bytes;
+        while self.bytes_since >= self.params.byte_counter_bytes as u64 {
+            self.bytes_since -= self.params.byte_counter_bytes as u64;
             self.byte_count += 1;
             self.increase();
         }
@@ -196,6 +198,114 @@ impl DcqcnSender {
     }
 }
 
+/// DCQCN's sender on the shared transport: no window, paced at R_C (wire bits); a CNP is an
+/// ACK with ECN-Echo ([`DcqcnEcho`] sets it at most once per N), as the HPCC authors' ns-3 NIC
+/// flags the CNP on its ACKs. Losses (none on a lossless fabric) are repaired by the transport
+/// and leave the rate alone: RoCE's NICs retransmit (go-back-N) at their current rate.
+#[derive(Clone, Debug)]
+pub struct Dcqcn {
+    sender: DcqcnSender,
+    cnps: u64,
+}
+
+impl Dcqcn {
+    /// The controller around a built reaction point.
+    pub fn new(sender: DcqcnSender) -> Dcqcn {
+        Dcqcn { sender, cnps: 0 }
+    }
+
+    /// The reaction point.
+    pub fn sender(&self) -> &DcqcnSender {
+        &self.sender
+    }
+
+    /// CNPs received.
+    pub fn cnps(&self) -> u64 {
+        self.cnps
+    }
+}
+
+impl Controller for Dcqcn {
+    fn on_ack(&mut self, now: Time, ack: &AckEvent) {
+        if ack.ece {
+            self.cnps += 1;
+            self.sender.on_cnp(now);
+        }
+    }
+
+    /// The CNP (on the ACK) is the reaction; the transport's once-per-window ECN event and its
+    /// loss events change nothing.
+    fn on_congestion_event(&mut self, _now: Time, _event: CongestionEvent, _flight_size: u64) {}
+
+    fn on_sent(&mut self, _now: Time, bytes: u64) {
+        self.sender.on_sent(bytes);
+    }
+
+    fn window_bytes(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        Some(self.sender.rate_bps())
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.sender.poll_timeout()
+    }
+
+    fn on_timeout(&mut self, now: Time) {
+        self.sender.on_timeout(now);
+    }
+
+    fn is_rate_based(&self) -> bool {
+        true
+    }
+
+    fn needs_ecn(&self) -> bool {
+        true
+    }
+
+    fn state_label(&self) -> Option<&'static str> {
+        self.sender.last_phase().map(|p| match p {
+            IncreasePhase::FastRecovery => "FAST_RECOVERY",
+            IncreasePhase::Additive => "ADDITIVE",
+            IncreasePhase::Hyper => "HYPER",
+        })
+    }
+}
+
+/// DCQCN's notification point at the receiver: the transport echoes CE per packet, and this
+/// lets through at most one CE per flow per N ([`CnpGenerator`]): that ACK is the CNP.
+#[derive(Clone, Debug)]
+pub struct DcqcnEcho {
+    np: CnpGenerator,
+    last: CongestionHeader,
+}
+
+impl DcqcnEcho {
+    pub fn new(np: CnpGenerator) -> DcqcnEcho {
+        DcqcnEcho { np, last: CongestionHeader::default() }
+    }
+}
+
+impl Echoer for DcqcnEcho {
+    fn on_data(&mut self, _now: Time, hdr: &CongestionHeader) {
+        self.last = *hdr;
+    }
+
+    fn echo(&mut self, _now: Time) -> CongestionHeader {
+        self.last
+    }
+
+    fn echoes_ce_per_packet(&self) -> bool {
+        true
+    }
+
+    fn echo_ce(&mut self, now: Time, ce: bool) -> bool {
+        self.np.on_data(now, ce)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,7 +328,7 @@ mod tests {
     }
 
     /// The paper's parameters on a 40 Gbit/s NIC (its testbed), byte counter as given.
-    fn sender(byte_counter_bytes: u64) -> DcqcnSender {
+    fn sender(byte_counter_bytes: u32) -> DcqcnSender {
         // R_HAI 400 Mbit/s (ten times R_AI, HPCC's ratio): the hand computation below was done with it.
         let p = DcqcnParams { byte_counter_bytes, rate_hai_bps: 400e6, ..Default::default() };
         DcqcnSender::new(p, 40e9).unwrap()
@@ -252,7 +362,7 @@ mod tests {
     //                       α ← (1 − g)·α6 + g
     #[test]
     fn alpha_and_rate_after_cnps_and_through_fast_recovery_to_additive() {
-        let mut s = sender(u64::MAX);
+        let mut s = sender(u32::MAX);
         assert_eq!(s.poll_timeout(), None, "no timer before the first CNP");
         s.on_cnp(us(0));
         rates(&s, 40.0, 20.0);
@@ -335,7 +445,7 @@ mod tests {
     // A late poll runs every timer it missed, in order: three alpha decays and three increases.
     #[test]
     fn a_late_poll_catches_up_in_order() {
-        let mut s = sender(u64::MAX);
+        let mut s = sender(u32::MAX);
         s.on_cnp(us(0)); // R_C 20, R_T 40
         s.on_timeout(us(170));
         assert_eq!(s.counters(), (3, 0));
@@ -356,5 +466,37 @@ mod tests {
         assert_eq!(s.rate_bps(), 40e9);
         assert_eq!(s.target_rate_bps(), 40e9);
         assert!(DcqcnSender::new(DcqcnParams::default(), 1e6).unwrap_err().contains("min_rate_bps"));
+    }
+
+    // The controller: an ACK with ECE is a CNP (rate 40 → 20 G at once, timers armed); the
+    // transport's ECN and loss events change nothing; sending counts toward B.
+    #[test]
+    fn the_controller_reacts_to_cnps_on_acks_only() {
+        let mut c = Dcqcn::new(sender(1_000_000));
+        assert_eq!(c.pacing_rate_bps(), Some(40.0 * G));
+        assert_eq!(c.window_bytes(), u64::MAX);
+        c.on_ack(us(0), &AckEvent { newly_acked_bytes: 1000, ..AckEvent::default() });
+        assert_eq!(c.pacing_rate_bps(), Some(40.0 * G));
+        c.on_ack(us(1), &AckEvent { newly_acked_bytes: 1000, ece: true, ..AckEvent::default() });
+        assert_eq!(c.pacing_rate_bps(), Some(20.0 * G));
+        assert_eq!(c.poll_timeout(), Some(us(56)));
+        c.on_congestion_event(us(2), CongestionEvent::Ecn, 10_000);
+        c.on_congestion_event(us(2), CongestionEvent::Loss, 10_000);
+        assert_eq!(c.pacing_rate_bps(), Some(20.0 * G));
+        c.on_sent(us(3), 1_000_000);
+        assert_eq!(c.pacing_rate_bps(), Some(30.0 * G), "the byte counter's first fast-recovery step");
+        assert_eq!(c.state_label(), Some("FAST_RECOVERY"));
+        assert_eq!(c.cnps(), 1);
+    }
+
+    // The echoer passes CE at most once per 50 us: the CNPs of a flow whose every packet is marked.
+    #[test]
+    fn the_echoer_is_the_notification_point() {
+        let mut e = DcqcnEcho::new(CnpGenerator::new(&DcqcnParams::default()).unwrap());
+        assert!(e.echoes_ce_per_packet());
+        let echoed: Vec<bool> = (0..12).map(|k| e.echo_ce(us(10 * k), true)).collect();
+        let want: Vec<bool> = (0..12).map(|k| k % 5 == 0).collect();
+        assert_eq!(echoed, want);
+        assert!(!e.echo_ce(us(200), false));
     }
 }
