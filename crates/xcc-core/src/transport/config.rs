@@ -52,7 +52,7 @@ pub enum RtoPolicy {
     Linux,
 }
 
-/// How the sender decides that a segment is lost (see [`super::rack`]).
+/// How the sender decides that a segment is lost (see `transport/rack.rs`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum LossDetection {
     /// Duplicate ACKs and RFC 6675's `IsLost` (`dupthresh` segments SACKed above a hole), a lost

@@ -4,7 +4,7 @@
 //! RFC 7323-style timestamps), detects losses by duplicate ACKs (RFC 6582 NewReno recovery) or,
 //! with SACK on, by the scoreboard (RFC 6675 style), runs the retransmission timer, reacts to
 //! ECN-Echo at most once per window (RFC 3168), and paces when the controller gives a rate.
-//! With [`LossDetection::Rack`] it recovers as Linux does instead ([`rack`]): RACK's time-based
+//! With [`LossDetection::Rack`] it recovers as Linux does instead (`rack.rs`): RACK's time-based
 //! loss marks, lost retransmissions included, tail loss probes (RFC 8985), and timeouts that
 //! keep the SACK scoreboard and are undone when spurious (RFC 5682).
 //! The [`crate::host::Controller`] only decides the window or the rate.
