@@ -21,7 +21,7 @@ cd "$work"
 import xcclab, xcclab._native, xcclab.kernel.build as b
 assert "site-packages" in xcclab.__file__, xcclab.__file__
 assert hasattr(xcclab._native, "emu_main")
-assert sorted(p.name for p in b.SOURCE_DIR.glob("*.c")) == ["maxnet.bpf.c", "maxnet_loader.c"]
+assert sorted(p.name for p in b.SOURCE_DIR.glob("*.c")) == ["ca_loader.c", "dctcp.bpf.c", "maxnet.bpf.c", "maxnet_loader.c"]
 import xcclab.view.assets as view_assets
 assert "window.xccReady" in view_assets.own("view.js") and view_assets.plotly_js()
 from xcclab.reproduce.common.templates import environment
