@@ -133,6 +133,9 @@ def generate(seed: int, ccs: list[str], queues: list[str]) -> Case:
             "rate": rate,
             "delay": rng.choice(DELAYS),
             "buffer": rng.choice(BUFFERS),
+            # INT-capable ports everywhere: senders that read telemetry (HPCC, PowerTCP) need one
+            # on their route, and a port stamps nothing on a packet without the INT header
+            "int": True,
         }
         if explicit:  # every link: a route must cross one, whichever links it takes
             entry["queue"] = cc
