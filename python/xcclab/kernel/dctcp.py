@@ -9,10 +9,8 @@ itself goes once the last socket that used it is freed).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 from . import loader as _loader
@@ -59,30 +57,12 @@ def difference(later: dict[str, int], earlier: dict[str, int]) -> dict[str, int]
 
 def read_stats(pin_dir: Path) -> dict[str, int]:
     """The program's counters, summed over CPUs."""
-    out = subprocess.run(
-        ["bpftool", "-j", "map", "dump", "pinned", str(pin_dir / "dctcp_stats")],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    totals = dict.fromkeys(STATS, 0)
-    for entry in json.loads(out):
-        key = int.from_bytes(bytes(int(b, 16) for b in entry["key"]), "little")
-        values = entry.get("values", [])
-        total = sum(int.from_bytes(bytes(int(b, 16) for b in v["value"]), "little") for v in values)
-        if key < len(STATS):
-            totals[STATS[key]] = total
-    return totals
+    return _loader.read_stats(pin_dir, "dctcp_stats", STATS)
 
 
 def wait_unregistered(timeout_s: float = 15.0) -> bool:
     """Waits until the kernel holds no struct_ops named :data:`NAME` (its sockets freed)."""
-    deadline = time.monotonic() + timeout_s
-    while NAME in _loader.registered_struct_ops():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
+    return _loader.wait_unregistered(timeout_s, NAME)
 
 
 class DctcpSession:

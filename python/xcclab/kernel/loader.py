@@ -205,12 +205,12 @@ def registered_struct_ops() -> list[str]:
         return []
 
 
-def wait_unregistered(timeout_s: float = 15.0) -> bool:
-    """Waits until no struct_ops map named maxnet exists. Unregistering is immediate, but the
-    map lives on until the last socket that used maxnet is freed (closing sockets, namespaces
+def wait_unregistered(timeout_s: float = 15.0, name: str = "maxnet") -> bool:
+    """Waits until no struct_ops map called ``name`` exists. Unregistering is immediate, but the
+    map lives on until the last socket that used it is freed (closing sockets, namespaces
     being torn down) and an RCU grace period has passed."""
     deadline = time.monotonic() + timeout_s
-    while "maxnet" in registered_struct_ops():
+    while name in registered_struct_ops():
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
@@ -333,21 +333,24 @@ STATS = (
 )
 
 
-def read_stats(pin_dir: Path) -> dict[str, int]:
-    """The program's counters, summed over CPUs."""
+def read_stats(
+    pin_dir: Path, map_name: str = "stats", names: tuple[str, ...] = STATS
+) -> dict[str, int]:
+    """A program's per-CPU counters (the pinned array ``map_name``, slot k named ``names[k]``),
+    summed over CPUs."""
     out = subprocess.run(
-        ["bpftool", "-j", "map", "dump", "pinned", str(pin_dir / "stats")],
+        ["bpftool", "-j", "map", "dump", "pinned", str(pin_dir / map_name)],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    totals = dict.fromkeys(STATS, 0)
+    totals = dict.fromkeys(names, 0)
     for entry in json.loads(out):
         key = int.from_bytes(bytes(int(b, 16) for b in entry["key"]), "little")
         values = entry.get("values", [])
         total = sum(int.from_bytes(bytes(int(b, 16) for b in v["value"]), "little") for v in values)
-        if key < len(STATS):
-            totals[STATS[key]] = total
+        if key < len(names):
+            totals[names[key]] = total
     return totals
 
 
